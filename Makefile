@@ -1,0 +1,42 @@
+# The two commands: `make lab` (open the course) and `make test` (check everything).
+# Both create the environment first when it is missing or out of date.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+READY  := $(VENV)/.ready
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
+# Tests never use a real model or a key, whatever the shell has set.
+OFFLINE := env -u OPENAI_API_KEY -u OPENAI_BASE_URL COURSE_BACKEND=scripted
+
+.PHONY: setup lab test bench notebooks grade clean
+
+setup: $(READY)
+
+$(READY): pyproject.toml requirements.lock
+	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (3, 14) else "The course needs Python 3.11-3.13; run: make PYTHON=python3.12 ...")'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e ".[dev]"
+	$(PY) -m ipykernel install --sys-prefix --name course --display-name "Python (course)" >/dev/null
+	touch $@
+
+lab: setup
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. notebooks/01_tool_calling.ipynb
+
+test: setup
+	$(OFFLINE) $(PY) -m pytest tests notebooks --nbval --nbval-current-env \
+		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
+
+bench: setup
+	$(OFFLINE) $(PY) -m bench
+
+# Re-execute the notebooks and store their outputs (what `make test` compares).
+notebooks: setup
+	$(PY) -m course.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
+
+# Mentors: grade the exercises in a learner's notebook, e.g. `make grade NB=notebooks/01_tool_calling.ipynb`.
+grade: setup
+	$(OFFLINE) $(PY) -m course.exercises $(or $(NB),$(NOTEBOOKS))
+
+clean:
+	rm -rf $(VENV) work

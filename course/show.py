@@ -1,0 +1,40 @@
+"""Small display helpers for the notebooks: show the package's real source, JSON, tables."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+from course.paths import ROOT
+
+
+def source(obj: Any) -> None:
+    """Display the source of a course function or class: the code that actually runs."""
+    from IPython.display import Markdown, display
+
+    path = inspect.getsourcefile(obj)
+    where = path.replace(str(ROOT) + "/", "") if path else "?"
+    code = inspect.getsource(obj).rstrip()
+    display(Markdown(f"`{where}` · `{obj.__qualname__}`\n```python\n{code}\n```"))
+
+
+def as_json(data: Any) -> None:
+    """Print data as indented JSON (what travels on the wire)."""
+    if hasattr(data, "model_dump"):
+        data = data.model_dump(exclude_none=True, by_alias=True)
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def table(rows: list[dict], columns: list[str] | None = None) -> None:
+    """Print rows as a plain-text table (plain text keeps notebook outputs stable)."""
+    if not rows:
+        print("(no rows)")
+        return
+    columns = columns or list(rows[0])
+    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+    print("  ".join("-" * w for w in widths))
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())

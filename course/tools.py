@@ -1,0 +1,107 @@
+"""Tools a model can call: a Pydantic model for the arguments, a function that runs (lesson 1).
+
+The model never runs anything. It sends a tool name and a JSON string of arguments;
+`Toolbox.execute` checks both and always answers with text the model can read, so a
+bad call becomes a message the model can act on, never an exception in your program.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+
+class ToolError(Exception):
+    """A failure the model can act on. The message says what went wrong and what to do next."""
+
+
+def tool_definition(name: str, description: str, params: type[BaseModel]) -> dict:
+    """The JSON the model sees for one tool (Chat Completions format: nested under "function")."""
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": params.model_json_schema()},
+    }
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    params: type[BaseModel]
+    fn: Callable[[Any], Any]  # called with the validated params object
+    risk: str = "read"  # "read" or "write"; lesson 4 decides approval from it
+
+    def definition(self) -> dict:
+        return tool_definition(self.name, self.description, self.params)
+
+
+def tool(params: type[BaseModel], *, risk: str = "read") -> Callable[[Callable], Tool]:
+    """Decorator: the function's name and docstring become the tool's name and description."""
+
+    def wrap(fn: Callable) -> Tool:
+        return Tool(fn.__name__, inspect.cleandoc(fn.__doc__ or ""), params, fn, risk)
+
+    return wrap
+
+
+def as_text(result: Any) -> str:
+    """Tool results travel as text: JSON for data, the string itself for strings."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, BaseModel):
+        return result.model_dump_json()
+    return json.dumps(result, ensure_ascii=False, default=str)
+
+
+def explain_validation(name: str, error: ValidationError) -> str:
+    problems = []
+    for e in error.errors(include_url=False):
+        where = ".".join(str(p) for p in e["loc"]) or "arguments"
+        got = "" if e["type"] == "missing" else f" (you sent {e['input']!r})"
+        problems.append(f"{where}: {e['msg']}{got}")
+    return f"Error: invalid arguments for {name}: " + "; ".join(problems) + ". Fix them and call again."
+
+
+class Toolbox:
+    """The tools offered to the model, and the one place their calls are executed."""
+
+    def __init__(self, *tools: Tool):
+        self.tools = {t.name: t for t in tools}
+
+    def definitions(self) -> list[dict]:
+        return [t.definition() for t in self.tools.values()]
+
+    def execute(self, name: str, arguments: str) -> str:
+        """Run one call. Never raises for bad input: every problem becomes an error text."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return (f"Error: there is no tool named {name!r}. Available tools: "
+                    f"{', '.join(self.tools) or 'none'}. Call one of these, or answer without a tool.")
+        try:
+            raw = json.loads(arguments or "{}")
+        except json.JSONDecodeError as e:
+            return (f"Error: the arguments for {name} are not valid JSON ({e.msg} at position {e.pos}). "
+                    "Send one JSON object, for example {\"order_id\": \"A1001\"}.")
+        if not isinstance(raw, dict):
+            return f"Error: the arguments for {name} must be a JSON object, not {type(raw).__name__}."
+        try:
+            params = tool.params.model_validate(raw)
+        except ValidationError as e:
+            return explain_validation(name, e)
+        try:
+            return as_text(tool.fn(params))
+        except ToolError as e:
+            return f"Error: {e}"
+        except Exception as e:  # a bug in the tool: tell the model it is not its fault
+            return f"Error: {name} failed unexpectedly ({type(e).__name__}: {e}). Do not retry; tell the user."
+
+    def tool_messages(self, message: Any) -> list[dict]:
+        """One `role: "tool"` message per tool call in an assistant message, in order."""
+        return [{"role": "tool", "tool_call_id": call.id,
+                 "content": self.execute(call.function.name, call.function.arguments)}
+                for call in message.tool_calls or []]

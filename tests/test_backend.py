@@ -1,0 +1,89 @@
+"""One switch for the model: scripted by default, a real or compatible server by environment."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import openai
+import pytest
+from nbclient import NotebookClient
+
+from course import backend
+from course.scripted import ScriptedModel
+from course.shop import shop_toolbox
+from course.stories.lesson1 import order_status
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "COURSE_BACKEND", "COURSE_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    return monkeypatch
+
+
+def test_without_a_key_the_scripted_model_is_used(clean_env, capsys):
+    b = backend.connect(offline=["hi"])
+    assert b.kind == "scripted" and b.scripted is not None and b.model == backend.MODEL
+    assert "offline: the scripted model" in capsys.readouterr().out
+
+
+def test_a_key_selects_openai_and_a_base_url_a_compatible_server(clean_env):
+    clean_env.setenv("OPENAI_API_KEY", "sk-test")
+    assert backend.connect(quiet=True).kind == "openai"
+    clean_env.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
+    clean_env.delenv("OPENAI_API_KEY")
+    b = backend.connect(quiet=True)
+    assert b.kind == "compatible" and str(b.client.base_url).startswith("http://localhost:11434")
+
+
+def test_course_backend_scripted_wins_over_a_key(clean_env):
+    clean_env.setenv("OPENAI_API_KEY", "sk-test")
+    clean_env.setenv("COURSE_BACKEND", "scripted")
+    assert backend.connect(quiet=True).kind == "scripted"
+
+
+def test_the_model_id_is_defined_once_and_can_be_overridden(clean_env):
+    clean_env.setenv("COURSE_MODEL", "llama3.2")
+    assert backend.connect(quiet=True).model == "llama3.2"
+    texts = {p.name: p.read_text() for p in [*(ROOT / "course").rglob("*.py"), *(ROOT / "solutions").glob("*")]}
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):  # sources only: outputs may print the id
+        texts[nb.name] = "".join(c.source for c in nbformat.read(nb, as_version=4).cells)
+    assert [name for name, text in texts.items() if backend.MODEL in text] == ["backend.py"]
+
+
+def test_lesson_1_runs_unchanged_against_a_real_endpoint():
+    """The real-model path: OPENAI_BASE_URL points at the fake served over HTTP."""
+    nb = nbformat.read(ROOT / "notebooks/01_tool_calling.ipynb", as_version=4)
+    with ScriptedModel(order_status).serve() as url:
+        env = {k: v for k, v in os.environ.items() if k not in ("COURSE_BACKEND", "PYTEST_CURRENT_TEST")}
+        env.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test")
+        old = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(env)  # the kernel inherits this environment
+        try:
+            NotebookClient(nb, timeout=60, kernel_name="course",
+                           resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+    first = "".join(o.get("text", "") for o in nb.cells[2].outputs)
+    assert "OpenAI-compatible server at http://127.0.0.1" in first
+    assert not [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+
+
+def test_the_scripted_model_serves_a_story_to_other_processes():
+    server = subprocess.Popen([sys.executable, "-m", "course.scripted", "course.stories.lesson1:order_status"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().split()[-1]
+        client = openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0)
+        r = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Where is A1001?"}],
+                                           tools=shop_toolbox().definitions())
+        assert r.choices[0].message.tool_calls[0].function.arguments == '{"order_id": "A1001"}'
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -1,0 +1,51 @@
+"""Every exercise check passes on its reference solution and fails on the notebook's stub."""
+
+from pathlib import Path
+
+import pytest
+
+from course.exercises import check_source, exercise_cells, load_all, run_check
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+STUBS = {id: (nb, src) for nb in NOTEBOOKS for id, src in exercise_cells(str(nb)).items()}
+EXERCISES = load_all()
+
+
+def test_every_lesson_notebook_has_at_least_two_exercises():
+    for nb in NOTEBOOKS:
+        assert len(exercise_cells(str(nb))) >= 2, f"{nb.name} has fewer than two exercises"
+
+
+def test_every_exercise_cell_has_a_registered_check_and_a_solution():
+    for id, (nb, _) in STUBS.items():
+        assert id in EXERCISES, f"{nb.name}: exercise {id} has no check in course/exercises"
+        assert (ROOT / "solutions" / f"{id}.py").exists(), f"solutions/{id}.py is missing"
+        assert f'check("{id}")' in nb.read_text().replace('\\"', '"'), f"{nb.name}: no check cell for {id}"
+
+
+@pytest.mark.parametrize("id", sorted(STUBS))
+def test_check_passes_on_the_reference_solution(id):
+    verdict = check_source(id, (ROOT / "solutions" / f"{id}.py").read_text())
+    assert verdict.passed, str(verdict)
+
+
+@pytest.mark.parametrize("id", sorted(STUBS))
+def test_check_fails_on_the_notebook_stub_with_a_hint(id):
+    verdict = check_source(id, STUBS[id][1])
+    assert not verdict.passed and len(verdict.message) > 20, str(verdict)
+
+
+def test_a_missing_name_gets_a_hint_instead_of_an_error():
+    verdict = run_check("l1-round-trip", {})
+    assert not verdict.passed and "define `ask`" in verdict.message
+
+
+def test_a_crash_in_learner_code_becomes_a_verdict():
+    verdict = check_source("l1-round-trip", "def ask(*a):\n    return 1 / 0\n")
+    assert not verdict.passed and "ZeroDivisionError" in verdict.message
+
+
+def test_an_unknown_exercise_id_is_named_in_the_verdict():
+    verdict = run_check("l9-nope", {})
+    assert not verdict.passed and "no exercise 'l9-nope'" in verdict.message

@@ -1,0 +1,34 @@
+"""The set-up files agree with each other, so `make` and conda give the same environment."""
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_environment_yml_lists_the_same_packages_as_pyproject():
+    declared = set(PROJECT["dependencies"]) | set(PROJECT["optional-dependencies"]["dev"])
+    conda = set(re.findall(r'^\s+- "([^"]+)"$', (ROOT / "environment.yml").read_text(), re.M)) - {"-e ."}
+    assert conda == declared
+
+
+def test_the_lock_pins_every_declared_package_exactly():
+    lock = {line.split("==")[0].lower().replace("_", "-"): line.split("==")[1]
+            for line in (ROOT / "requirements.lock").read_text().splitlines() if "==" in line}
+    for spec in set(PROJECT["dependencies"]) | set(PROJECT["optional-dependencies"]["dev"]):
+        name = re.split(r"[<>=!\[ ;]", spec, maxsplit=1)[0].lower().replace("_", "-")
+        assert name in lock, f"{name} is not pinned in requirements.lock"
+    assert lock["torch"] == "2.13.0", "torch stays at 2.13.0: newer releases pull a CUDA build on Linux"
+
+
+def test_the_sdk_majors_are_the_ones_the_lessons_teach():
+    deps = " ".join(PROJECT["dependencies"])
+    assert "mcp>=2.3,<3" in deps and "openai>=3.51,<4" in deps and "ipykernel>=7.4" in deps
+
+
+def test_ci_runs_make_test_and_the_readme_names_the_two_commands():
+    assert "make test" in (ROOT / ".ci/run").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert readme.index("make lab") < readme.index("OPENAI_API_KEY") and "make test" in readme
