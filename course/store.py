@@ -1,0 +1,261 @@
+"""The shop's data that tools can change: tickets, refunds, cancellations (lesson 4).
+
+`course.shop` holds fixed orders for read-only tools. Here the shop gets a small store,
+one JSON file under `work/`, and **write tools** with real side effects:
+
+    store = ShopStore()            # work/shop.json, created from course.shop.orders()
+    store.issue_refund("A1001", 49.0, "Arrived broken")
+    store.reset()                  # back to the seed (or delete work/shop.json)
+
+Every change reads the file, changes the data and writes it back atomically: the new
+content goes to a temporary file in the same folder, is flushed to disk (fsync), then
+replaces the old file with `os.replace`, which is atomic. A crash in the middle leaves
+the old file, complete; a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from course import paths
+from course.shop import TODAY, OrderLookup
+from course.shop import orders as seed_orders
+from course.tools import Tool, ToolError
+
+try:  # a lock between processes (an MCP server and a notebook may share the file); not on Windows
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None
+
+DEFAULT_NAME = "shop.json"
+OrderId = Annotated[str, Field(pattern=r"^A\d{4}$", description="Order number, e.g. A1001")]
+
+
+class StoreError(Exception):
+    """The store file cannot be used as it is; the message says how to fix it."""
+
+
+def seed() -> dict:
+    """The store's content after a reset: the shop's orders, no tickets, no refunds."""
+    return {"orders": seed_orders(), "tickets": [], "refunds": []}
+
+
+def write_atomically(path: Path, data: Any) -> None:
+    """Replace `path` with the JSON of `data`, all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them visible
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_folder(path.parent)  # the rename itself survives a power cut
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # e.g. Windows cannot open folders; os.replace is still atomic there
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# -- the write tools' arguments, as the model sees them ------------------------------------------
+class CreateTicket(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    order_id: OrderId
+    subject: Annotated[str, Field(min_length=3, max_length=120, description="A short title for the support team")]
+    message: Annotated[str, Field(min_length=5, max_length=2000, description="What the customer reported")]
+
+
+class IssueRefund(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    order_id: OrderId
+    amount: Annotated[float, Field(gt=0, description="Amount to pay back, in EUR; at most what is left of the total")]
+    reason: Annotated[str, Field(min_length=5, max_length=500, description="Why the customer gets money back")]
+
+
+class CancelOrder(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    order_id: OrderId
+    reason: Annotated[str, Field(min_length=5, max_length=500, description="Why the order is cancelled")]
+
+
+class ShopStore:
+    """Orders, tickets and refunds in one JSON file; every change is saved before it returns."""
+
+    def __init__(self, path: Path | str | None = None):
+        self.path = Path(path) if path is not None else paths.WORK / DEFAULT_NAME
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"ShopStore({str(self.path)!r})"
+
+    # -- reading ---------------------------------------------------------------------------
+    def load(self) -> dict:
+        """The whole content; the file is created from the seed on first use."""
+        with self._locked():
+            return self._read()
+
+    def _read(self) -> dict:
+        if not self.path.exists():
+            write_atomically(self.path, seed())
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise StoreError(f"{self.path} is not valid JSON ({e.msg}, line {e.lineno}). It was edited by hand? "
+                             f"Fix it, or call ShopStore({str(self.path)!r}).reset() to start again "
+                             "from the shop's original orders.") from None
+        if not isinstance(data, dict) or not {"orders", "tickets", "refunds"} <= data.keys():
+            raise StoreError(f"{self.path} is not a shop store (it needs orders, tickets and refunds). "
+                             "Call .reset() to start again from the shop's original orders.")
+        return data
+
+    def orders(self) -> dict[str, dict]:
+        return self.load()["orders"]
+
+    def order(self, order_id: str) -> dict:
+        found = self.orders().get(order_id)
+        if found is None:
+            raise ToolError(f"No order {order_id}. Check the number (it looks like A1001).")
+        return found
+
+    def tickets(self) -> list[dict]:
+        return self.load()["tickets"]
+
+    def refunds(self, order_id: str | None = None) -> list[dict]:
+        return [r for r in self.load()["refunds"] if order_id in (None, r["order_id"])]
+
+    def refunded(self, order_id: str) -> float:
+        return round(sum(r["amount"] for r in self.refunds(order_id)), 2)
+
+    def record(self, order_id: str) -> dict:
+        """One order as the store knows it now: status, refunds so far, tickets."""
+        data = self.load()
+        order = _order(data, order_id)
+        refunds = [r for r in data["refunds"] if r["order_id"] == order_id]
+        done = round(sum(r["amount"] for r in refunds), 2)
+        return {"order": order, "refunded": done, "refundable": round(order["total"] - done, 2),
+                "refunds": refunds, "tickets": [t for t in data["tickets"] if t["order_id"] == order_id]}
+
+    # -- changing --------------------------------------------------------------------------
+    def create_ticket(self, order_id: str, subject: str, message: str) -> dict:
+        """Open a support ticket about an order."""
+        with self._change() as data:
+            _order(data, order_id)
+            ticket = {"ticket_id": f"T-{len(data['tickets']) + 1:04d}", "order_id": order_id,
+                      "subject": subject, "message": message, "status": "open", "created": TODAY}
+            data["tickets"].append(ticket)
+        return ticket
+
+    def issue_refund(self, order_id: str, amount: float, reason: str) -> dict:
+        """Pay money back for an order; never more than the order's total, all refunds together."""
+        amount = round(float(amount), 2)
+        if amount <= 0:
+            raise ToolError(f"A refund must be a positive amount, not {amount:.2f}.")
+        with self._change() as data:
+            order = _order(data, order_id)
+            done = round(sum(r["amount"] for r in data["refunds"] if r["order_id"] == order_id), 2)
+            left = round(order["total"] - done, 2)
+            if left <= 0:
+                raise ToolError(f"Order {order_id} is already refunded in full ({done:.2f} of "
+                                f"{order['total']:.2f}). Do not refund it again; tell the customer.")
+            if amount > left:
+                raise ToolError(f"Refusing to refund {amount:.2f} for order {order_id}: at most {left:.2f} "
+                                f"is left (total {order['total']:.2f}, already refunded {done:.2f}).")
+            refund = {"refund_id": f"R-{len(data['refunds']) + 1:04d}", "order_id": order_id,
+                      "amount": amount, "reason": reason, "created": TODAY}
+            data["refunds"].append(refund)
+        return refund
+
+    def cancel_order(self, order_id: str, reason: str) -> dict:
+        """Cancel an order that has not shipped yet. It cannot be undone."""
+        with self._change() as data:
+            order = _order(data, order_id)
+            if order["status"] != "processing":
+                raise ToolError(f"Order {order_id} is {order['status']}, so it can no longer be cancelled "
+                                "(only orders still processing can). Offer a return or a refund instead.")
+            order["status"] = "cancelled"
+            order["cancelled"] = {"reason": reason, "date": TODAY}
+        return {"order_id": order_id, "status": "cancelled", "reason": reason}
+
+    def reset(self) -> None:
+        """Back to the shop's original orders, with no tickets and no refunds."""
+        with self._locked():
+            write_atomically(self.path, seed())
+
+    # -- tools -----------------------------------------------------------------------------
+    def read_tools(self) -> list[Tool]:
+        """Reading the store changes nothing (risk "read")."""
+        return [Tool("get_order_record",
+                     "Look up an order in the shop's live records: current status (including cancellations), "
+                     "refunds already paid, what can still be refunded, and support tickets. Use it before "
+                     "refunding or cancelling.",
+                     OrderLookup, lambda a: self.record(a.order_id), risk="read")]
+
+    def write_tools(self) -> list[Tool]:
+        """The store's changes as tools a model can call (risk "write": lesson 4 asks before running them)."""
+        return [
+            Tool("create_ticket",
+                 "Open a support ticket about an order, for problems the support team must handle "
+                 "(damaged or missing items, wrong delivery). Returns the ticket id.",
+                 CreateTicket, lambda a: self.create_ticket(a.order_id, a.subject, a.message), risk="write"),
+            Tool("issue_refund",
+                 "Pay money back to the customer for an order. Moves real money: use it only when the customer "
+                 "asks for a refund and the order qualifies. The amount cannot exceed what is left of the total.",
+                 IssueRefund, lambda a: self.issue_refund(a.order_id, a.amount, a.reason), risk="write"),
+            Tool("cancel_order",
+                 "Cancel an order that is still processing (not shipped). Cannot be undone: use it only "
+                 "when the customer clearly asks to cancel.",
+                 CancelOrder, lambda a: self.cancel_order(a.order_id, a.reason), risk="write"),
+        ]
+
+    # -- plumbing --------------------------------------------------------------------------
+    @contextmanager
+    def _change(self) -> Iterator[dict]:
+        """Read, let the caller change, write back; nothing is written if the caller raises."""
+        with self._locked():
+            data = self._read()
+            yield data
+            write_atomically(self.path, data)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self._lock:
+            if fcntl is None:
+                yield
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _order(data: dict, order_id: str) -> dict:
+    order = data["orders"].get(order_id)
+    if order is None:
+        raise ToolError(f"No order {order_id}. Check the number with the customer (it looks like A1001).")
+    return order
+
