@@ -21,7 +21,8 @@ $(READY): pyproject.toml requirements.lock
 	touch $@
 
 lab: setup
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. notebooks/01_tool_calling.ipynb
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
+		notebooks/01_tool_calling.ipynb
 
 test: setup
 	$(OFFLINE) $(PY) -m pytest tests notebooks --nbval --nbval-current-env \
