@@ -1,0 +1,356 @@
+"""The agent loop with limits: steps, a token budget, a clock, repeated calls, a controlled finish (lesson 2).
+
+    result = run_agent(client, model, "Where is my latest order?", tools=toolbox.definitions(),
+                       execute=toolbox.execute, limits=Limits(max_steps=5))
+    result.show()
+
+The loop's decisions live once, in `agent_loop`: a generator that never touches the
+network. It *yields* what it needs done (`ModelRequest`: call the model; `ToolRequest`:
+run a tool) and receives the outcome. `run_agent` (sync) and `arun_agent` (async) are
+two small drivers that do the I/O, so both follow exactly the same rules.
+
+Limits, and what is guaranteed:
+- `max_steps`: at most this many model calls may use tools. When they are used up, one
+  more call with `tool_choice="none"` writes the answer (the controlled finish), so a run
+  makes at most `max_steps + 1` model calls.
+- `max_tokens`: tokens are the sum of the responses' `usage.total_tokens`. Before each
+  request the loop estimates its cost: the prompt at 4 characters per token (the JSON of
+  messages and tools, the scripted model's own count) plus `reply_tokens` for the reply.
+  A tool step is sent only if the budget also leaves room for one more request of the same
+  size (the finish); the finish is sent only if it fits, otherwise the loop answers without
+  the model. So a run stays within `max_tokens` as long as the estimate is not too low:
+  exact for the scripted model when replies stay under `reply_tokens`; a real tokenizer can
+  count more, and then a run can overshoot by that error (the loop stops as soon as it sees
+  the budget used up).
+- `max_seconds`: checked between steps; a model call in progress is not interrupted (set the
+  client's `timeout=` for that), and the finish call comes on top.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from collections.abc import Awaitable, Callable, Generator, Hashable
+from dataclasses import dataclass
+from typing import Any, Union
+
+import openai
+
+from course.scripted import estimate_tokens
+from course.tools import as_text
+
+STOP_REASONS = ("done", "max_steps", "max_tokens", "max_seconds", "model_error")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How far one run may go. `reply_tokens` is what the budget keeps free for each reply."""
+
+    max_steps: int = 8
+    max_tokens: int = 20_000
+    max_seconds: float | None = None
+    reply_tokens: int = 400
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_steps, int) or self.max_steps < 0:
+            raise ValueError(f"max_steps must be a whole number >= 0, not {self.max_steps!r}.")
+        if not isinstance(self.max_tokens, int) or self.max_tokens <= 0:
+            raise ValueError(f"max_tokens must be a whole number > 0, not {self.max_tokens!r}.")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise ValueError(f"max_seconds must be > 0 seconds, or None for no clock; not {self.max_seconds!r}.")
+        if not isinstance(self.reply_tokens, int) or self.reply_tokens < 0:
+            raise ValueError(f"reply_tokens must be a whole number >= 0, not {self.reply_tokens!r}.")
+
+
+@dataclass
+class Step:
+    """One model call and the tool calls it asked for (as `name(arguments)`)."""
+
+    number: int
+    tool_calls: list[str]
+    tokens: int
+    seconds: float
+    forced: bool = False  # the controlled finish: tools were switched off for this call
+
+
+@dataclass
+class Result:
+    answer: str
+    stop_reason: str  # one of STOP_REASONS
+    steps: int  # model calls made, the finish included
+    tokens: int  # sum of the responses' usage.total_tokens
+    trace: list[Step]
+    messages: list[dict]  # the whole conversation, the final answer included
+    error: str | None = None  # what went wrong, when a model call failed
+    seconds: float = 0.0
+
+    def show(self) -> None:
+        """Print the trace as a plain-text table, then how the run ended."""
+        # Times go last and unpadded, so that notebooks/sanitize.cfg can replace them without
+        # leaving a different number of spaces behind.
+        rows = [(s, s.tool_calls or ["-> answer" + (" (tools off)" if s.forced else "")]) for s in self.trace]
+        width = max([len("tool calls"), *(len(c) for _, calls in rows for c in calls)])
+        print(f"{'step':>4}  {'tokens':>6}  {'tool calls':<{width}}  time")
+        for s, calls in rows:
+            print(f"{s.number:>4}  {s.tokens:>6}  {calls[0]:<{width}}  {s.seconds * 1000:.1f} ms")
+            for more in calls[1:]:
+                print(f"{'':>4}  {'':>6}  {more}")
+        print(f"stop: {self.stop_reason} · {self.steps} model calls · {self.tokens} tokens · "
+              f"{self.seconds * 1000:.1f} ms")
+        if self.error:
+            print(f"error: {self.error}")
+
+
+# -- what the core asks its driver to do --------------------------------------------------
+@dataclass(frozen=True)
+class ModelRequest:
+    """Call the model: `client.chat.completions.create(**params)`. Reply with the response or the APIError."""
+
+    params: dict
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """Run one tool call: `execute(name, arguments)`. Reply with the text, or the exception it raised."""
+
+    name: str
+    arguments: str
+
+
+Request = Union[ModelRequest, ToolRequest]
+Execute = Callable[[str, str], Union[str, Awaitable[str]]]
+
+
+def call_key(name: str, arguments: str) -> Hashable:
+    """When two calls count as the same: same tool, same JSON (key order and spacing ignored)."""
+    try:
+        return name, json.dumps(json.loads(arguments), sort_keys=True, separators=(",", ":"))
+    except (json.JSONDecodeError, TypeError):
+        return name, arguments
+
+
+def prompt_estimate(messages: list[dict], tools: list[dict]) -> int:
+    """Tokens a request's prompt will cost: 4 characters per token of its JSON."""
+    return estimate_tokens(json.dumps(messages) + json.dumps(tools))
+
+
+def limit_reached(limits: Limits, *, tool_steps: int, tokens: int, elapsed: float, next_cost: int) -> str | None:
+    """Before the next tool step: the limit that stops the run, or None to go on."""
+    if tool_steps >= limits.max_steps:
+        return "max_steps"
+    if tokens + 2 * next_cost > limits.max_tokens:  # this step, and room for a finish as big
+        return "max_tokens"
+    if limits.max_seconds is not None and elapsed >= limits.max_seconds:
+        return "max_seconds"
+    return None
+
+
+REPEAT_NOTE = ("Not run: you already called {name} with these arguments in this conversation, and the result "
+               "is above. Change the arguments, or answer the user with what you have.")
+
+FINISH_NOTE = ("(Note from the application, not from the customer: {why}. Do not call any more tools. Answer the "
+               "customer now with what you found so far, and say what you could not check.)")
+
+WHY = {"max_steps": "the assistant has used all {limits.max_steps} tool steps it is allowed",
+       "max_tokens": "the token budget of {limits.max_tokens} tokens is nearly used up",
+       "max_seconds": "the time limit of {limits.max_seconds} seconds is reached"}
+
+
+def describe_error(error: BaseException) -> str:
+    """A model error as one sentence that says what happened and what to do."""
+    body = getattr(error, "body", None)
+    detail = body.get("message") if isinstance(body, dict) and body.get("message") else getattr(error, "message", "")
+    if isinstance(error, openai.APITimeoutError):
+        return "the model did not answer in time (request timed out, after the SDK's retries). Try again later."
+    if isinstance(error, openai.APIConnectionError):
+        return (f"could not reach the model at {error.request.url} ({error.__cause__ or detail}). "
+                "Is the server running and OPENAI_BASE_URL right?")
+    if isinstance(error, openai.RateLimitError):
+        return f"rate limited (HTTP 429: {detail}), even after the SDK's retries. Wait a little and run again."
+    if isinstance(error, openai.InternalServerError):
+        return f"the model's server failed (HTTP {error.status_code}: {detail}), even after retries. Try again later."
+    if isinstance(error, openai.AuthenticationError):
+        return f"the API key was refused (HTTP 401: {detail}). Check OPENAI_API_KEY."
+    if isinstance(error, openai.BadRequestError):
+        return f"the API rejected the request (HTTP 400: {detail}). Retrying will not help: fix the request."
+    if isinstance(error, openai.APIStatusError):
+        return f"the API answered HTTP {error.status_code}: {detail}"
+    return f"{type(error).__name__}: {detail or error}"
+
+
+def as_messages(messages: str | list[dict]) -> list[dict]:
+    """A question becomes one user message; a list is copied (the caller's list is never changed)."""
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    if not isinstance(messages, list) or not messages:
+        raise TypeError("messages must be a question (str) or a non-empty list of message dicts, "
+                        f"not {type(messages).__name__}.")
+    out = [m.model_dump(exclude_none=True) if hasattr(m, "model_dump") else m for m in messages]
+    for i, m in enumerate(out):
+        if not isinstance(m, dict) or "role" not in m:
+            raise TypeError(f"messages[{i}] must be a dict with a 'role', like "
+                            f"{{'role': 'user', 'content': '...'}}; got {m!r}.")
+    return [dict(m) for m in out]
+
+
+def check_tools(tools: Any) -> list[dict]:
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise TypeError(f"tools must be a list of tool definitions (e.g. toolbox.definitions()), "
+                        f"not {type(tools).__name__}.")
+    return tools
+
+
+# -- the core: every decision, no I/O -------------------------------------------------------
+def agent_loop(model: str, messages: str | list[dict], *, tools: list[dict], limits: Limits = Limits(),
+               repeat_key: Callable[[str, str], Hashable] = call_key,
+               clock: Callable[[], float] = time.perf_counter) -> Generator[Request, Any, Result]:
+    """The loop as a generator: yields requests, receives their outcomes, returns the Result."""
+    messages, tools = as_messages(messages), check_tools(tools)
+    trace: list[Step] = []
+    seen: set[Hashable] = set()
+    tokens, tool_steps, start = 0, 0, clock()
+
+    def result(answer: str, reason: str, error: str | None = None) -> Result:
+        return Result(answer, reason, len(trace), tokens, trace, messages, error, clock() - start)
+
+    while True:
+        stop = limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=clock() - start,
+                             next_cost=prompt_estimate(messages, tools) + limits.reply_tokens)
+        if stop:
+            break
+        began = clock()
+        response = yield ModelRequest({"model": model, "messages": list(messages), "tools": tools})
+        if isinstance(response, BaseException):
+            error = describe_error(response)
+            return result(f"Sorry, I could not finish: {error}", "model_error", error)
+        message = response.choices[0].message
+        step = Step(len(trace) + 1, [], used_tokens(response, messages, tools), 0.0)
+        trace.append(step)
+        tokens += step.tokens
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            step.seconds = clock() - began
+            return result(message.content or "", "done")
+        tool_steps += 1
+        for call in message.tool_calls:
+            name, arguments = call.function.name, call.function.arguments
+            key = repeat_key(name, arguments)
+            if key in seen:
+                content = REPEAT_NOTE.format(name=name)
+                step.tool_calls.append(f"{name}({arguments}) [repeat: not run]")
+            else:
+                seen.add(key)
+                outcome = yield ToolRequest(name, arguments)
+                content = tool_failed(name, outcome) if isinstance(outcome, BaseException) else as_text(outcome)
+                step.tool_calls.append(f"{name}({arguments})")
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        step.seconds = clock() - began
+        if tokens >= limits.max_tokens:  # the estimate was too low (a real tokenizer): stop right here
+            return result(stopped_without_model("max_tokens", limits, trace), "max_tokens")
+    return (yield from finish(stop, model, messages, tools, limits, trace, tokens, start, clock))
+
+
+def finish(reason: str, model: str, messages: list[dict], tools: list[dict], limits: Limits,
+           trace: list[Step], tokens: int, start: float, clock: Callable[[], float]
+           ) -> Generator[Request, Any, Result]:
+    """The controlled finish: one last call, tools still listed but switched off."""
+    messages.append({"role": "user", "content": FINISH_NOTE.format(why=WHY[reason].format(limits=limits))})
+    cost = prompt_estimate(messages, tools) + limits.reply_tokens
+    if tokens + cost > limits.max_tokens:
+        messages.pop()  # the note was never sent
+        answer = stopped_without_model(reason, limits, trace)
+        return Result(answer, reason, len(trace), tokens, trace, messages, None, clock() - start)
+    began = clock()
+    response = yield ModelRequest({"model": model, "messages": list(messages), "tools": tools,
+                                   "tool_choice": "none"})
+    if isinstance(response, BaseException):
+        error = describe_error(response)
+        answer = stopped_without_model(reason, limits, trace) + f" (The final answer failed too: {error})"
+        return Result(answer, reason, len(trace), tokens, trace, messages, error, clock() - start)
+    message = response.choices[0].message
+    step = Step(len(trace) + 1, [], used_tokens(response, messages, tools), clock() - began, forced=True)
+    trace.append(step)
+    messages.append(message.model_dump(exclude_none=True))
+    tokens += step.tokens
+    return Result(message.content or "", reason, len(trace), tokens, trace, messages, None, clock() - start)
+
+
+def used_tokens(response: Any, messages: list[dict], tools: list[dict]) -> int:
+    """usage.total_tokens; servers that send no usage get our estimate, so the budget still holds."""
+    usage = getattr(response, "usage", None)
+    if usage is not None and usage.total_tokens is not None:
+        return usage.total_tokens
+    message = response.choices[0].message
+    return prompt_estimate(messages, tools) + estimate_tokens(message.model_dump_json(exclude_none=True))
+
+
+def tool_failed(name: str, error: BaseException) -> str:
+    return f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}). Do not retry; tell the user."
+
+
+def stopped_without_model(reason: str, limits: Limits, trace: list[Step]) -> str:
+    """The answer when not even the finish fits in the budget: say why, and what was tried."""
+    calls = [c.split("(")[0] for s in trace for c in s.tool_calls]
+    tried = f" Tools called so far: {', '.join(dict.fromkeys(calls))}." if calls else ""
+    return f"I had to stop before I could answer: {WHY[reason].format(limits=limits)}.{tried}"
+
+
+# -- the drivers: the only places that do I/O ------------------------------------------------
+MODEL_ERRORS = (openai.APIError,)  # timeouts, connection errors, every HTTP error status
+
+
+def run_agent(client: openai.OpenAI, model: str, messages: str | list[dict], *, tools: list[dict],
+              execute: Callable[[str, str], str], limits: Limits = Limits(),
+              repeat_key: Callable[[str, str], Hashable] = call_key) -> Result:
+    """Run the loop with a sync client until the model answers or a limit stops it."""
+    if isinstance(client, openai.AsyncOpenAI):
+        raise TypeError("run_agent needs a sync client (openai.OpenAI); with AsyncOpenAI use `await arun_agent(...)`.")
+    loop = agent_loop(model, messages, tools=tools, limits=limits, repeat_key=repeat_key)
+    outcome: Any = None
+    while True:
+        try:
+            request = loop.send(outcome)
+        except StopIteration as done:
+            return done.value
+        if isinstance(request, ModelRequest):
+            try:
+                outcome = client.chat.completions.create(**request.params)
+            except MODEL_ERRORS as e:
+                outcome = e
+        else:
+            try:
+                outcome = execute(request.name, request.arguments)
+            except Exception as e:
+                outcome = e
+            if inspect.isawaitable(outcome):
+                getattr(outcome, "close", lambda: None)()  # no "never awaited" warning
+                raise TypeError("execute returned an awaitable: an async execute needs `await arun_agent(...)`.")
+
+
+async def arun_agent(client: openai.AsyncOpenAI, model: str, messages: str | list[dict], *, tools: list[dict],
+                     execute: Execute, limits: Limits = Limits(),
+                     repeat_key: Callable[[str, str], Hashable] = call_key) -> Result:
+    """The async twin: the same core, with `await` for the model and for async tools."""
+    if isinstance(client, openai.OpenAI):
+        raise TypeError("arun_agent needs an async client (openai.AsyncOpenAI, e.g. connect(..., asynchronous=True)); "
+                        "with openai.OpenAI use run_agent(...).")
+    loop = agent_loop(model, messages, tools=tools, limits=limits, repeat_key=repeat_key)
+    outcome: Any = None
+    while True:
+        try:
+            request = loop.send(outcome)
+        except StopIteration as done:
+            return done.value
+        if isinstance(request, ModelRequest):
+            try:
+                outcome = await client.chat.completions.create(**request.params)
+            except MODEL_ERRORS as e:
+                outcome = e
+        else:
+            try:
+                outcome = execute(request.name, request.arguments)
+                if inspect.isawaitable(outcome):
+                    outcome = await outcome
+            except Exception as e:
+                outcome = e
