@@ -1,0 +1,152 @@
+"""Who may run which tool: risk levels, a policy, an allowlist, and a log of every decision (lesson 4).
+
+    policy = Policy.for_tools(tools, allowlist={"get_order_status", "issue_refund"})
+    policy.decide("issue_refund", {"order_id": "A1001", "amount": 49})   # -> "ask"
+
+Three possible decisions for one call: **allow** (run it), **deny** (never run it), **ask**
+(a human approves or rejects; see `course.approval`). The policy decides in this order:
+
+1. a tool that is not on the allowlist is denied (the model should not even have seen it);
+2. the first rule that has an opinion decides (a rule returns a decision, or None to pass);
+3. otherwise the risk decides: read tools are allowed, write tools are asked about.
+
+A tool the policy has never heard of counts as "write": when in doubt, ask.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+Risk = Literal["read", "write"]
+Decision = Literal["allow", "deny", "ask"]
+# A rule looks at one call and returns a decision, or None to leave it to the next rule.
+Rule = Callable[[str, dict], "Decision | None"]
+
+DECISIONS = get_args(Decision)
+DEFAULT_FOR_RISK: dict[str, Decision] = {"read": "allow", "write": "ask"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A policy decision and what made it (shown in the decision log)."""
+
+    decision: Decision
+    decided_by: str
+
+
+def risk_of(name: str, risks: dict[str, str]) -> str:
+    """The risk of a tool; a tool nobody declared counts as "write"."""
+    risk = risks.get(name, "write")
+    return risk if risk in DEFAULT_FOR_RISK else "write"
+
+
+def risks_of(tools: Iterable[Any]) -> dict[str, str]:
+    """{name: risk} from `course.tools.Tool` objects (anything with `.name` and `.risk`)."""
+    return {t.name: getattr(t, "risk", "write") for t in tools}
+
+
+class Policy:
+    """Decides, for each call, whether it runs, is refused, or needs a human's approval."""
+
+    def __init__(self, risks: dict[str, str], allowlist: set[str] | None = None,
+                 rules: Iterable[Rule] = ()):
+        self.risks = dict(risks)
+        self.allowlist = None if allowlist is None else set(allowlist)
+        self.rules = list(rules)
+
+    @classmethod
+    def for_tools(cls, tools: Iterable[Any], allowlist: set[str] | None = None,
+                  rules: Iterable[Rule] = ()) -> Policy:
+        return cls(risks_of(tools), allowlist, rules)
+
+    def __repr__(self) -> str:
+        allow = "all tools" if self.allowlist is None else sorted(self.allowlist)
+        return f"Policy(risks={self.risks}, allowlist={allow}, rules={[_name(r) for r in self.rules]})"
+
+    def risk(self, name: str) -> str:
+        return risk_of(name, self.risks)
+
+    def allowed(self, name: str) -> bool:
+        return self.allowlist is None or name in self.allowlist
+
+    def offer(self, tools: Iterable[Any]) -> list[Any]:
+        """Only the allowlisted tools: what the model gets to see at all."""
+        return [t for t in tools if self.allowed(t.name)]
+
+    def judge(self, name: str, arguments: dict) -> Verdict:
+        """The decision for one call, with what decided it."""
+        if not self.allowed(name):
+            return Verdict("deny", "allowlist")
+        for rule in self.rules:
+            decision = rule(name, arguments)
+            if decision is None:
+                continue
+            if decision not in DECISIONS:
+                raise ValueError(f"rule {_name(rule)} returned {decision!r}; a rule returns "
+                                 "'allow', 'deny', 'ask', or None to leave the call to the next rule.")
+            return Verdict(decision, f"rule {_name(rule)}")
+        risk = self.risk(name)
+        return Verdict(DEFAULT_FOR_RISK[risk], f"risk: {risk}")
+
+    def decide(self, name: str, arguments: dict) -> Decision:
+        return self.judge(name, arguments).decision
+
+
+def _name(rule: Rule) -> str:
+    return getattr(rule, "__name__", type(rule).__name__)
+
+
+# -- the decision log --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LogEntry:
+    time: datetime  # when the decision was made (local time)
+    tool: str
+    arguments: dict
+    decision: str  # final: "allowed", "denied", "approved", "rejected" or "timed out"
+    decided_by: str  # "risk: read", "allowlist", "rule refund_limit", "human (widget)", ...
+    elapsed: float = 0.0  # seconds since the log started (shown by .show())
+
+    @property
+    def ran(self) -> bool:
+        """Whether the tool was called."""
+        return self.decision in ("allowed", "approved")
+
+
+@dataclass
+class DecisionLog:
+    """Every decision about every call, in order. `show()` prints it as a table."""
+
+    entries: list[LogEntry] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def record(self, tool: str, arguments: dict, decision: str, decided_by: str) -> LogEntry:
+        entry = LogEntry(datetime.now().astimezone(), tool, dict(arguments), decision, decided_by,
+                         time.monotonic() - self.started)
+        self.entries.append(entry)
+        return entry
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def rows(self) -> list[dict]:
+        return [{"#": i, "after": f"{e.elapsed:.2f} s", "tool": e.tool, "arguments": _short(e.arguments),
+                 "decision": e.decision, "decided by": e.decided_by} for i, e in enumerate(self.entries, 1)]
+
+    def show(self) -> None:
+        """Print the log as a plain-text table ("after" = seconds since the log started)."""
+        from course.show import table
+
+        table(self.rows())
+
+
+def _short(arguments: dict, width: int = 60) -> str:
+    text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= width else text[:width - 1] + "…"

@@ -1,0 +1,256 @@
+"""The approval step: nothing risky reaches a tool without a yes, and every decision is logged."""
+
+import asyncio
+import json
+
+import IPython.display
+import pytest
+
+from course.approval import (ApprovalRequest, ApprovalsExhausted, ApprovalTimeout, AutoApprover, ScriptedApprover,
+                             TerminalApprover, WidgetApprover, choose_approver, guarded)
+from course.permissions import DecisionLog, Policy
+from course.shop import get_order_status
+from course.store import ShopStore
+from course.tools import Toolbox
+
+pytestmark = pytest.mark.anyio
+REFUND = json.dumps({"order_id": "A1001", "amount": 49, "reason": "Arrived broken."})
+CANCEL = json.dumps({"order_id": "A1003", "reason": "Ordered twice."})
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ShopStore(tmp_path / "shop.json")
+
+
+@pytest.fixture
+def toolbox(store):
+    return Toolbox(get_order_status, *store.write_tools())
+
+
+def make(toolbox, approver, **policy_options):
+    log = DecisionLog()
+    policy = Policy.for_tools(toolbox.tools.values(), **policy_options)
+    return guarded(toolbox.execute, policy=policy, approver=approver, log=log), log
+
+
+def spy(toolbox):
+    """An execute that records what reached the tools."""
+    reached = []
+
+    def execute(name, arguments):
+        reached.append(name)
+        return toolbox.execute(name, arguments)
+
+    return execute, reached
+
+
+async def test_an_approved_write_runs_and_changes_the_store(toolbox, store):
+    run, log = make(toolbox, ScriptedApprover([True]))
+    reply = json.loads(await run("issue_refund", REFUND))
+    assert reply["refund_id"] == "R-0001" and store.refunded("A1001") == 49.0
+    assert [(e.tool, e.decision, e.decided_by) for e in log] == [("issue_refund", "approved", "scripted answer")]
+
+
+async def test_rejected_action_never_reaches_the_tool(toolbox, store):
+    store.load()
+    before = store.path.read_bytes()
+    execute, reached = spy(toolbox)
+    run = guarded(execute, policy=Policy.for_tools(toolbox.tools.values()), approver=ScriptedApprover([False]))
+    reply = await run("issue_refund", REFUND)
+    assert reply == "issue_refund was not run: the user rejected this action; do not retry without a new request."
+    assert reached == [] and store.path.read_bytes() == before
+    assert [(e.decision, e.ran) for e in run.log] == [("rejected", False)]
+
+
+async def test_a_timed_out_prompt_rejects_and_never_changes_the_store(toolbox, store, monkeypatch):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    store.load()
+    before = store.path.read_bytes()
+    run, log = make(toolbox, WidgetApprover(timeout=0.05))
+    reply = await run("cancel_order", CANCEL)
+    assert "nobody approved this action in time" in reply and "do not retry without a new request" in reply
+    assert store.path.read_bytes() == before and store.order("A1003")["status"] == "processing"
+    assert [(e.decision, e.decided_by) for e in log] == [("timed out", "human (buttons)")]
+    text, buttons, status = shown[0].children
+    assert all(b.disabled for b in buttons.children) and "timed out" in status.value
+
+
+@pytest.mark.parametrize("button, decision", [(0, "approved"), (1, "rejected")])
+async def test_the_widget_returns_the_clicked_answer_and_locks_its_buttons(monkeypatch, button, decision):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    approve = WidgetApprover(timeout=10)
+    request = ApprovalRequest("issue_refund", {"order_id": "A1001", "amount": 49}, "write", "risk: write")
+    task = asyncio.create_task(approve(request))
+    for _ in range(1000):
+        if shown or task.done():
+            break
+        await asyncio.sleep(0.005)
+    assert shown, f"no prompt was displayed ({task.exception() if task.done() else 'still waiting'})"
+    text, buttons, status = shown[0].children
+    assert "issue_refund" in text.value and "A1001" in text.value
+    buttons.children[button].click()  # what a click in JupyterLab triggers
+    assert await asyncio.wait_for(task, 5) is (decision == "approved")
+    assert status.value == f"Decision: <b>{decision}</b>" and all(b.disabled for b in buttons.children)
+
+
+async def test_the_widget_escapes_what_the_model_wrote(monkeypatch):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    request = ApprovalRequest("create_ticket", {"message": "<img src=x onerror=alert(1)>"}, "write")
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(request)
+    assert "<img" not in shown[0].children[0].value and "&lt;img" in shown[0].children[0].value
+
+
+async def test_scripted_answers_that_run_out_fail_loudly_and_change_nothing(toolbox, store):
+    run, log = make(toolbox, ScriptedApprover([True]))
+    await run("issue_refund", REFUND)
+    before = store.path.read_bytes()
+    with pytest.raises(ApprovalsExhausted, match=r"approval 2 was requested for cancel_order\(order_id='A1003'.*"
+                                                 r"only 1 scripted answer\(s\) were given"):
+        await run("cancel_order", CANCEL)
+    assert store.path.read_bytes() == before
+
+
+def test_scripted_answers_must_be_booleans():
+    with pytest.raises(TypeError, match="True \\(approve\\) or False \\(reject\\), got \\['yes'\\]"):
+        ScriptedApprover(["yes"])
+
+
+async def test_read_tools_run_without_asking(toolbox):
+    run, log = make(toolbox, ScriptedApprover([]))  # any question would raise
+    assert '"status": "shipped"' in await run("get_order_status", '{"order_id": "A1001"}')
+    assert [(e.decision, e.decided_by) for e in log] == [("allowed", "risk: read")]
+
+
+async def test_a_tool_off_the_allowlist_never_runs_even_if_a_human_would_approve(toolbox, store):
+    execute, reached = spy(toolbox)
+    policy = Policy.for_tools(toolbox.tools.values(), allowlist={"get_order_status"})
+    run = guarded(execute, policy=policy, approver=AutoApprover(True))
+    reply = await run("issue_refund", REFUND)
+    assert reply.startswith("Error: the tool issue_refund is not available here. Do not call it again")
+    assert reached == [] and store.refunds() == []
+    assert [(e.decision, e.decided_by) for e in run.log] == [("denied", "allowlist")]
+
+
+async def test_an_unknown_tool_is_asked_about_like_a_write(toolbox):
+    approver = ScriptedApprover([False])
+    run, log = make(toolbox, approver)
+    await run("wipe_everything", "{}")
+    assert approver.asked[0][0].risk == "write"
+    assert [(e.tool, e.decision) for e in log] == [("wipe_everything", "rejected")]
+
+
+async def test_unreadable_arguments_are_logged_and_never_run(toolbox):
+    execute, reached = spy(toolbox)
+    run = guarded(execute, policy=Policy.for_tools(toolbox.tools.values()), approver=AutoApprover(True))
+    assert (await run("issue_refund", "[1, 2]")).startswith("Error: the arguments for issue_refund are not a JSON")
+    assert (await run("issue_refund", "{amount: 5")).startswith("Error:")
+    assert reached == [] and [e.decided_by for e in run.log] == ["unreadable arguments"] * 2
+
+
+async def test_the_log_records_every_decision_with_who_decided(toolbox):
+    def small_refunds(name, arguments):
+        return "allow" if name == "issue_refund" and arguments["amount"] <= 50 else None
+
+    run, log = make(toolbox, ScriptedApprover([False]), rules=[small_refunds])
+    await run("get_order_status", '{"order_id": "A1003"}')
+    await run("issue_refund", json.dumps({"order_id": "A1002", "amount": 10, "reason": "Chipped mug."}))
+    await run("cancel_order", CANCEL)
+    assert [(e.tool, e.decision, e.decided_by) for e in log] == [
+        ("get_order_status", "allowed", "risk: read"),
+        ("issue_refund", "allowed", "rule small_refunds"),
+        ("cancel_order", "rejected", "scripted answer")]
+    assert log.entries[1].arguments == {"order_id": "A1002", "amount": 10, "reason": "Chipped mug."}
+
+
+async def test_parallel_calls_are_asked_about_one_at_a_time(toolbox):
+    asking = []
+
+    async def slow_human(request):
+        asking.append(request.tool)
+        assert len(asking) == 1, f"two questions at once: {asking}"
+        await asyncio.sleep(0.02)
+        asking.pop()
+        return False
+
+    run, log = make(toolbox, slow_human)
+    replies = await asyncio.gather(run("issue_refund", REFUND), run("cancel_order", CANCEL))
+    assert all("rejected" in r for r in replies)
+    assert [e.decided_by for e in log] == ["slow_human", "slow_human"]
+
+
+async def test_an_approver_that_does_not_answer_true_or_false_is_an_error(toolbox, store):
+    async def vague(request):
+        return "maybe"
+
+    run, _ = make(toolbox, vague)
+    with pytest.raises(TypeError, match="returned 'maybe'; an approver returns True or False"):
+        await run("issue_refund", REFUND)
+    assert store.refunds() == []
+
+
+async def test_an_async_execute_is_awaited(toolbox):
+    async def execute(name, arguments):
+        return f"ran {name}"
+
+    run = guarded(execute, policy=Policy({}), approver=AutoApprover(True))
+    assert await run("anything", "{}") == "ran anything"
+
+
+async def test_the_terminal_approver_accepts_only_yes(monkeypatch):
+    request = ApprovalRequest("issue_refund", {"amount": 49}, "write")
+    for typed, expected in [("y", True), (" YES ", True), ("", False), ("sure", False)]:
+        monkeypatch.setattr("builtins.input", lambda prompt, typed=typed: typed)
+        assert await TerminalApprover()(request) is expected
+
+    def closed(prompt):
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", closed)
+    assert await TerminalApprover()(request) is False
+
+
+async def test_old_ipykernel_gets_a_clear_error_instead_of_a_hanging_cell(monkeypatch):
+    import ipykernel
+
+    monkeypatch.setattr(ipykernel, "__version__", "7.3.0")
+    with pytest.raises(RuntimeError, match="need ipykernel 7.4 or newer .*7.3.0"):
+        await WidgetApprover(timeout=1)(ApprovalRequest("issue_refund", {}, "write"))
+
+
+@pytest.mark.parametrize("env, in_kernel, tty, expected", [
+    ({"COURSE_APPROVER": "widget", "CI": "true"}, False, False, WidgetApprover),
+    ({"COURSE_APPROVER": "terminal"}, True, False, TerminalApprover),
+    ({"COURSE_APPROVER": "scripted"}, True, True, ScriptedApprover),
+    ({"COURSE_APPROVER": "yes"}, True, True, AutoApprover),
+    ({"CI": "true"}, True, True, ScriptedApprover),
+    ({"COURSE_HEADLESS": "1"}, True, True, ScriptedApprover),
+    ({}, True, True, WidgetApprover),
+    ({}, False, True, TerminalApprover),
+    ({}, False, False, ScriptedApprover),
+])
+def test_the_approver_is_chosen_from_the_environment(monkeypatch, env, in_kernel, tty, expected):
+    for var in ("COURSE_APPROVER", "CI", "COURSE_HEADLESS"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.setattr("course.approval.in_kernel", lambda: in_kernel)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: tty, raising=False)
+    assert type(choose_approver(scripted=[True], timeout=7)) is expected
+
+
+def test_the_chosen_approver_keeps_the_notebooks_answers_and_timeout(monkeypatch):
+    monkeypatch.setenv("COURSE_APPROVER", "scripted")
+    assert choose_approver(scripted=[True, False]).answers == [True, False]
+    monkeypatch.setenv("COURSE_APPROVER", "widget")
+    assert choose_approver(timeout=7).timeout == 7
+
+
+def test_a_misspelt_course_approver_says_what_is_allowed(monkeypatch):
+    monkeypatch.setenv("COURSE_APPROVER", "buttons")
+    with pytest.raises(ValueError, match="COURSE_APPROVER='buttons' is not an approver; use one of widget, scripted"):
+        choose_approver()

@@ -1,0 +1,94 @@
+"""The policy decides allow / deny / ask per call; the log keeps every decision."""
+
+import pytest
+
+from course.permissions import DecisionLog, Policy, risk_of, risks_of
+from course.shop import find_orders, get_order_status
+from course.store import ShopStore
+
+RISKS = {"get_order_status": "read", "issue_refund": "write", "cancel_order": "write"}
+REFUND = {"order_id": "A1001", "amount": 20.0, "reason": "Broken lid."}
+
+
+def test_an_unknown_tool_is_treated_as_write():
+    assert risk_of("drop_all_tables", RISKS) == "write"
+    assert risk_of("odd", {"odd": "harmless"}) == "write"  # a risk the course does not know: be careful
+    assert Policy(RISKS).decide("drop_all_tables", {}) == "ask"
+
+
+def test_read_tools_are_allowed_and_write_tools_need_a_human():
+    policy = Policy(RISKS)
+    assert policy.decide("get_order_status", {"order_id": "A1001"}) == "allow"
+    assert policy.decide("issue_refund", REFUND) == "ask"
+
+
+def test_a_tool_off_the_allowlist_is_denied_whatever_its_risk():
+    policy = Policy(RISKS, allowlist={"issue_refund"})
+    assert policy.decide("get_order_status", {"order_id": "A1001"}) == "deny"
+    assert policy.judge("cancel_order", {}).decided_by == "allowlist"
+    assert policy.decide("issue_refund", REFUND) == "ask"
+
+
+def test_the_allowlist_also_decides_what_the_model_is_offered():
+    store_tools = ShopStore("/nonexistent/never-written.json").write_tools()
+    tools = [get_order_status, find_orders, *store_tools]
+    policy = Policy.for_tools(tools, allowlist={"get_order_status", "create_ticket"})
+    assert [t.name for t in policy.offer(tools)] == ["get_order_status", "create_ticket"]
+    assert Policy.for_tools(tools).offer(tools) == tools
+
+
+def test_the_first_rule_with_an_opinion_decides_and_none_passes_on():
+    def small_refunds(name, arguments):
+        if name == "issue_refund" and arguments.get("amount", 0) <= 50:
+            return "allow"
+        return None
+
+    def no_cancelling(name, arguments):
+        return "deny" if name == "cancel_order" else None
+
+    policy = Policy(RISKS, rules=[small_refunds, no_cancelling])
+    assert policy.judge("issue_refund", REFUND).decided_by == "rule small_refunds"
+    assert policy.decide("issue_refund", {**REFUND, "amount": 80}) == "ask"
+    assert policy.judge("cancel_order", {"order_id": "A1003"}).decision == "deny"
+    assert policy.judge("get_order_status", {}).decided_by == "risk: read"
+
+
+def test_a_rule_cannot_override_the_allowlist():
+    policy = Policy(RISKS, allowlist={"get_order_status"}, rules=[lambda name, arguments: "allow"])
+    assert policy.decide("issue_refund", REFUND) == "deny"
+
+
+def test_a_rule_returning_nonsense_gets_a_clear_error():
+    def sloppy(name, arguments):
+        return True
+
+    with pytest.raises(ValueError, match="rule sloppy returned True; a rule returns 'allow', 'deny', 'ask', or None"):
+        Policy(RISKS, rules=[sloppy]).decide("issue_refund", REFUND)
+
+
+def test_risks_come_from_the_tools_themselves():
+    tools = [get_order_status, *ShopStore("/nonexistent/x.json").write_tools()]
+    assert risks_of(tools) == {"get_order_status": "read", "create_ticket": "write",
+                               "issue_refund": "write", "cancel_order": "write"}
+
+
+def test_the_log_keeps_every_decision_in_order_and_prints_a_table(capsys):
+    log = DecisionLog()
+    log.record("get_order_status", {"order_id": "A1001"}, "allowed", "risk: read")
+    log.record("issue_refund", REFUND, "rejected", "human (buttons)")
+    assert [(e.tool, e.decision, e.decided_by) for e in log.entries] == [
+        ("get_order_status", "allowed", "risk: read"), ("issue_refund", "rejected", "human (buttons)")]
+    assert log.entries[0].time <= log.entries[1].time and log.entries[0].time.tzinfo is not None
+    assert [e.ran for e in log] == [True, False]
+    log.show()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["#", "after", "tool", "arguments", "decision", "decided", "by"]
+    assert "issue_refund" in out[3] and "rejected" in out[3] and "human (buttons)" in out[3]
+
+
+def test_the_log_keeps_a_copy_of_the_arguments():
+    arguments = {"order_id": "A1001"}
+    log = DecisionLog()
+    log.record("get_order_status", arguments, "allowed", "risk: read")
+    arguments["order_id"] = "A1004"
+    assert log.entries[0].arguments == {"order_id": "A1001"}
