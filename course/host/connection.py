@@ -1,0 +1,195 @@
+"""One client per server, kept open in a task of its own (lesson 6).
+
+The SDK's `Client` is an `async with` block: entered and exited in the same task. A
+notebook runs every cell in a new task, so a client entered in one cell cannot be closed in
+another ("Attempted to exit cancel scope in a different task"). A `Connection` therefore
+runs the `async with` in a background task it owns; any cell can call through it, and
+`close()` ends that task, which stops a stdio child.
+
+It also keeps what the SDK does not show: a stdio child's stderr (in a notebook it would go
+to the terminal that started Jupyter, not to the cell), the HTTP status behind an error,
+and text a stdio server wrongly writes to stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+from typing import Any
+
+import httpx2
+import mcp.types as types
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from pydantic import ValidationError
+
+from course.host.errors import Observed, ServerError, explain
+from course.host.servers import Http, InMemory, ServerSpec, Stdio
+
+MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host
+
+
+class _DropParseNoise(logging.Filter):
+    # The SDK logs a traceback for every non-JSON stdout line; the connection reports it in one sentence.
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to parse JSONRPC message")
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_DropParseNoise())
+
+
+class Connection:
+    """An open connection to one server. Create with `await Connection.open(name, spec)`."""
+
+    def __init__(self, name: str, spec: ServerSpec, *, read_timeout: float):
+        self.name, self.spec, self.read_timeout = name, spec, read_timeout
+        self.client: Client | None = None
+        self.seen = Observed()
+        self.failure: ServerError | None = None
+        self._stderr: Any = None
+        self._http: httpx2.AsyncClient | None = None
+        self._closing = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    @classmethod
+    async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
+        conn = cls(name, spec, read_timeout=read_timeout)
+        ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        conn._task = asyncio.create_task(conn._own(ready), name=f"mcp-connection-{name}")
+        try:
+            # The SDK's read timeout bounds the handshake; this only guards against a transport that hangs.
+            await asyncio.wait_for(asyncio.shield(ready), read_timeout + 10)
+        except (asyncio.TimeoutError, TimeoutError) as e:
+            await conn.close()
+            raise conn._explain(e, "connecting") from None
+        except ServerError:
+            await conn.close()
+            raise
+        return conn
+
+    @property
+    def alive(self) -> bool:
+        return self.client is not None and self.failure is None and not self._closing.is_set()
+
+    async def _own(self, ready: asyncio.Future) -> None:
+        try:
+            async with self._client() as client:
+                self.client = client
+                ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the SDK's task groups, or a cancel
+            error = self._explain(e, "connecting" if not ready.done() else "running")
+            if not ready.done():
+                ready.set_exception(error)
+            elif not self._closing.is_set():
+                self.failure = error
+            if isinstance(e, asyncio.CancelledError):
+                raise
+        finally:
+            self.client = None
+            if self._http is not None:
+                await self._http.aclose()
+            if self._stderr is not None:
+                self._stderr.close()
+
+    def _client(self) -> Client:
+        spec = self.spec
+        options: dict[str, Any] = {"read_timeout_seconds": self.read_timeout, "message_handler": self._on_message}
+        if isinstance(spec, InMemory):
+            return Client(spec.server, **options)
+        if isinstance(spec, Stdio):
+            # A real file: the child needs a file descriptor, and we want to read its stderr later.
+            self._stderr = tempfile.TemporaryFile("w+")
+            params = StdioServerParameters(command=spec.command, args=list(spec.args), cwd=spec.cwd,
+                                           env=spec.child_env())
+            return Client(stdio_client(params, errlog=self._stderr), **options)
+        headers = {"Authorization": f"Bearer {spec.token}"} if spec.token else {}
+        self.seen.token_sent = bool(spec.token)
+        self._http = httpx2.AsyncClient(headers=headers, event_hooks={"response": [self._on_response]},
+                                        timeout=httpx2.Timeout(30.0, connect=spec.connect_timeout, read=300.0))
+        return Client(streamable_http_client(spec.url, http_client=self._http), **options)
+
+    async def _on_response(self, response: httpx2.Response) -> None:
+        if response.status_code >= 400:
+            self.seen.http_status = response.status_code
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, ValidationError):  # a stdout line that is not JSON-RPC
+            errors = message.errors()
+            line = str(errors[0].get("input", "")) if errors else str(message)
+            self.seen.stdout_noise.append(line)
+
+    def stderr_tail(self, limit: int = 4000) -> str:
+        """The end of a stdio child's stderr (read without moving the shared file offset)."""
+        if self._stderr is None or self._stderr.closed:
+            return self.seen.stderr
+        fd = self._stderr.fileno()
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, limit, max(0, size - limit))
+        return data.decode("utf-8", "replace")
+
+    def _explain(self, exc: BaseException, during: str) -> ServerError:
+        self.seen.stderr = self.stderr_tail()
+        where = self.spec.url if isinstance(self.spec, Http) else self.spec.describe()
+        return explain(exc, self.name, where, self.seen, during=during)
+
+    def _usable(self) -> Client:
+        if self.failure is not None:
+            raise self.failure
+        if self.client is None:
+            raise ServerError(self.name, "the connection is closed.", "connect to the server again.")
+        return self.client
+
+    async def list_tools(self) -> list[types.Tool]:
+        """Every tool the server lists, following `next_cursor` page by page."""
+        client = self._usable()
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        seen_cursors: set[str] = set()
+        for _ in range(MAX_PAGES):
+            try:
+                page = await client.list_tools(cursor=cursor)
+            except Exception as e:
+                raise self._explain(e, "listing tools") from None
+            tools += page.tools
+            cursor = page.next_cursor
+            if cursor is None:
+                return tools
+            if cursor in seen_cursors:
+                raise ServerError(self.name, f"the tool list repeats the cursor {cursor!r}.",
+                                  "the server's pagination (each next_cursor must lead to a new page).")
+            seen_cursors.add(cursor)
+        raise ServerError(self.name, f"the tool list has more than {MAX_PAGES} pages.", "the server's pagination.")
+
+    async def call_tool(self, tool: str, arguments: dict, timeout: float) -> types.CallToolResult:
+        """Call one tool. A timeout or a dead server raises `ServerError`; tool failures come back flagged."""
+        client = self._usable()
+        try:
+            return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+        except MCPError as e:
+            if e.code == -32001:  # the call timed out; the connection is still fine
+                raise ServerError(self.name, f"{tool} did not answer within {timeout:g} s.",
+                                  "whether the tool is stuck, or raise the timeout.") from None
+            await asyncio.sleep(0.05)  # let the owner task see a closed connection first
+            error = self._explain(e, f"running {tool}")
+            if not self.alive or e.code == -32000:
+                self.failure = self.failure or error
+            raise error from None
+
+    async def close(self) -> None:
+        """End the connection (a stdio child is asked to exit, then killed if it does not)."""
+        self._closing.set()
+        if self._task is not None and not self._task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 10)
+            except (asyncio.TimeoutError, TimeoutError):
+                self._task.cancel()
+            except BaseException:  # noqa: BLE001 - the failure is already recorded
+                pass
+
+    def __repr__(self) -> str:
+        state = "open" if self.alive else "failed" if self.failure else "closed"
+        return f"<Connection {self.name!r} {state}: {self.spec.describe()}>"

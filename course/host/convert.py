@@ -1,0 +1,64 @@
+"""MCP tools become OpenAI tool definitions; MCP results become text for the model (lesson 6)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import mcp.types as types
+
+OPENAI_NAME = re.compile(r"[^a-zA-Z0-9_-]")  # the API accepts ^[a-zA-Z0-9_-]{1,64}$
+
+
+def openai_name(name: str) -> str:
+    """A name the Chat Completions API accepts (MCP also allows dots in tool names)."""
+    return OPENAI_NAME.sub("_", name)[:64] or "tool"
+
+
+def to_openai_tool(tool: types.Tool, name: str | None = None) -> dict:
+    """The Chat Completions definition of an MCP tool. The input schema passes through untouched."""
+    return {"type": "function",
+            "function": {"name": name or openai_name(tool.name),
+                         "description": tool.description or tool.title or "",
+                         "parameters": tool.input_schema}}
+
+
+def is_read_only(tool: types.Tool) -> bool:
+    """What the server *claims*: a hint, not a guarantee."""
+    return bool(tool.annotations and tool.annotations.read_only_hint)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One executed (or refused) call: the text for the model, and whether it failed."""
+
+    tool: str
+    text: str
+    is_error: bool
+    by: str = "server"  # "server": the server answered; "host": answered without the server
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """All of a result's content as text; a failed call always starts with "Error"."""
+    parts = [_part_text(p) for p in result.content]
+    text = "\n".join(p for p in parts if p)
+    if not text and result.structured_content is not None:
+        text = json.dumps(result.structured_content, ensure_ascii=False)
+    if result.is_error:
+        if not text:
+            return "Error: the tool failed without saying why."
+        return text if text.startswith("Error") else f"Error: {text}"
+    return text or "(the tool returned nothing)"
+
+
+def _part_text(part: types.ContentBlock) -> str:
+    if isinstance(part, types.TextContent):
+        return part.text
+    if isinstance(part, types.EmbeddedResource):
+        res = part.resource
+        return res.text if isinstance(res, types.TextResourceContents) else f"[binary resource {res.uri}]"
+    if isinstance(part, types.ResourceLink):
+        return f"[resource link: {part.uri}]"
+    kind = type(part).__name__.removesuffix("Content").lower()  # image, audio
+    return f"[{kind} omitted: {getattr(part, 'mime_type', '?')}]"

@@ -1,0 +1,113 @@
+"""Turn what goes wrong between a host and a server into a sentence a learner can act on (lesson 6).
+
+The SDK reports most failures as an `ExceptionGroup` around an `MCPError` ("Connection
+closed", "Server returned an error response") that does not say *why*. `explain` looks at
+the leaf exceptions and at what the host observed (the child's stderr, the HTTP status,
+text the server wrote to stdout) and says what is wrong and what to check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import httpx2
+from mcp import MCPError
+
+CONNECTION_CLOSED = -32000
+REQUEST_TIMEOUT = -32001
+
+
+class ServerError(Exception):
+    """A server could not be reached or stopped working. `str()` says what to check."""
+
+    def __init__(self, server: str, problem: str, check: str):
+        super().__init__(f"{server}: {problem}\n  Check: {check}")
+        self.server, self.problem, self.check = server, problem, check
+
+
+@dataclass
+class Observed:
+    """What the host saw of a connection, besides the exception itself."""
+
+    stderr: str = ""  # the tail of a stdio child's stderr
+    http_status: int | None = None  # the last HTTP error status, if any
+    token_sent: bool = False
+    stdout_noise: list[str] = field(default_factory=list)  # lines a stdio server wrote that are not JSON-RPC
+
+
+def leaves(exc: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside (nested) exception groups, innermost first."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from leaves(inner)
+    else:
+        yield exc
+
+
+def explain(exc: BaseException, server: str, where: str, seen: Observed, *, during: str = "connecting") -> ServerError:
+    """A `ServerError` for `exc`, raised while `during` (e.g. "connecting", "calling lookup")."""
+    found = list(leaves(exc))
+    codes = {e.code for e in found if isinstance(e, MCPError)}
+    stderr = _quote(seen.stderr, "Its last lines on stderr")
+    noise = _quote("\n".join(seen.stdout_noise), "It wrote this to stdout, which is reserved for MCP messages")
+
+    for e in found:
+        if isinstance(e, FileNotFoundError | PermissionError) and not isinstance(e, httpx2.HTTPError):
+            return ServerError(server, f"could not start `{where}`: {e.strerror or e}.",
+                               "the command exists and is executable. For a Python server use "
+                               "stdio('module.name') or stdio('path/to/server.py'): they run this course's "
+                               "interpreter (sys.executable).")
+        if isinstance(e, httpx2.ConnectError | httpx2.ConnectTimeout):
+            return ServerError(server, f"nothing answers at {where} ({e}).",
+                               "is the server running? Start it first (for the course's server: "
+                               "`python -m course.servers.docs --transport streamable-http --port N`), "
+                               "then check the host name and port in the URL.")
+    status = seen.http_status
+    if status == 401:
+        problem = ("the server requires a bearer token (401 Unauthorized) and the token was rejected."
+                   if seen.token_sent else "the server requires a bearer token (401 Unauthorized) and none was sent.")
+        return ServerError(server, problem, "pass the token the server expects: http(url, token=...). "
+                                            "Tokens usually come from an environment variable, never from code.")
+    if status == 403:
+        return ServerError(server, "the server refused the request (403 Forbidden).",
+                           "the token's permissions (scopes), or the Origin the server accepts.")
+    if status == 404:
+        return ServerError(server, f"there is no MCP endpoint at {where} (404 Not Found).",
+                           "the path: Streamable HTTP servers usually answer at /mcp, e.g. http://127.0.0.1:8000/mcp.")
+    if status == 421:
+        return ServerError(server, "the server rejected the Host header (421): DNS-rebinding protection.",
+                           "connect with the host name the server was started with (127.0.0.1 or localhost).")
+    if REQUEST_TIMEOUT in codes or any(isinstance(e, TimeoutError) for e in found):
+        what = "answer the MCP handshake" if during == "connecting" else f"answer while {during}"
+        return ServerError(server, f"the server did not {what} in time.{noise}{stderr}",
+                           "a stdio server must print nothing to stdout and start quickly; run "
+                           f"`{where}` in a terminal to see what it does. Raise the timeout if the tool is "
+                           "just slow.")
+    if CONNECTION_CLOSED in codes or any(isinstance(e, httpx2.RemoteProtocolError) for e in found):
+        if during == "connecting":
+            return ServerError(server, f"the server stopped before the MCP handshake finished.{noise}{stderr}",
+                               _start_hint(seen.stderr, where))
+        return ServerError(server, f"the server stopped while {during} (it crashed or was killed); "
+                                   f"the connection is gone.{stderr}",
+                           ("the server's stderr above" if stderr else f"the server's log (or run `{where}` "
+                            "in a terminal and repeat the call)") + "; fix the server, then connect again.")
+    if status is not None:
+        return ServerError(server, f"the server answered HTTP {status}.", f"the URL {where} and the server's log.")
+    first = found[0] if found else exc
+    message = f"MCP error {first.code}: {first.message}" if isinstance(first, MCPError) else \
+        f"{type(first).__name__}: {first}"
+    return ServerError(server, f"{during} failed: {message}.{stderr}", "the server's log and the address " + where)
+
+
+def _start_hint(stderr: str, where: str) -> str:
+    if "No module named" in stderr:
+        return f"the module name in `{where}`: the server's interpreter cannot import it."
+    if "can't open file" in stderr or "No such file" in stderr:
+        return f"the script path in `{where}` (relative paths start from the current directory)."
+    return f"run `{where}` in a terminal: a stdio server should wait for input without printing to stdout."
+
+
+def _quote(text: str, intro: str, limit: int = 6) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()][-limit:]
+    return f"\n  {intro}:\n" + "\n".join(f"    | {line[:200]}" for line in lines) if lines else ""

@@ -1,0 +1,185 @@
+"""The host: the part of your program that holds MCP clients and gives their tools to the model (lesson 6).
+
+    async with McpHost(approver=choose_approver(scripted=[True])) as host:
+        await host.connect("docs", stdio("course.servers.docs"), allow={"search_docs", "create_ticket"})
+        result = await arun_agent(client, model, question, tools=host.tools(), execute=host.execute)
+
+- one client per server; several servers at once, a name clash resolved as `server__tool`;
+- a client-side allowlist per server: a tool the server adds later is hidden (and named)
+  until you add it, so a server update cannot hand the model new powers silently;
+- every call passes lesson 4's policy: a tool runs without asking only if the server
+  annotates it read-only *and* it is on your allowlist; anything else needs approval;
+- unknown tools and unreadable arguments are answered here, without bothering the server;
+- each call has a timeout; a failed call is always reported to the model as an error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import mcp.types as types
+
+from course.approval import Approver, guarded
+from course.host.connection import Connection
+from course.host.convert import Outcome, is_read_only, openai_name, result_text, to_openai_tool
+from course.host.errors import ServerError
+from course.host.servers import ServerSpec
+from course.permissions import DecisionLog, Policy, Rule
+
+SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
+
+
+@dataclass(frozen=True)
+class Offered:
+    """One tool the model sees: which server has it, under which name."""
+
+    name: str  # the name the model uses
+    server: str
+    tool: types.Tool  # as the server listed it
+
+    @property
+    def read_only(self) -> bool:
+        return is_read_only(self.tool)
+
+
+class McpHost:
+    """Holds one connection per server and executes the model's calls through them."""
+
+    def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
+                 rules: Iterable[Rule] = (), log: DecisionLog | None = None, quiet: bool = False):
+        self.approver = approver or _nobody
+        self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
+        self.rules = list(rules)
+        self.log = log if log is not None else DecisionLog()
+        self.quiet = quiet
+        self.connections: dict[str, Connection] = {}
+        self.listed: dict[str, list[types.Tool]] = {}  # everything each server listed
+        self.hidden: dict[str, list[str]] = {}  # listed but not on the allowlist
+        self.offered: dict[str, Offered] = {}  # by the name the model uses
+        self.outcomes: list[Outcome] = []  # every call that reached `call_server`, in order
+        self._allow: dict[str, set[str]] = {}
+        self._timeouts: dict[str, float] = {}
+        self._guarded = None
+
+    # -- connecting ---------------------------------------------------------------------------------
+    async def connect(self, name: str, spec: ServerSpec, *, allow: Iterable[str], timeout: float | None = None,
+                      read_timeout: float = 10.0) -> Connection:
+        """Connect to a server, list its tools, and offer the allowlisted ones to the model."""
+        if isinstance(allow, str):
+            raise TypeError(f"allow= takes tool names, e.g. {{{allow!r}}}, not a single string.")
+        if name in self.connections:
+            raise ValueError(f"a server named {name!r} is already connected; pick another name or close it first.")
+        if SEPARATOR in name or openai_name(name) != name:
+            raise ValueError(f"server names use letters, digits, _ and - (no {SEPARATOR!r}): {name!r}.")
+        connection = await Connection.open(name, spec, read_timeout=read_timeout)
+        try:
+            tools = await connection.list_tools()
+        except ServerError:
+            await connection.close()
+            raise
+        self.connections[name] = connection
+        self.listed[name], self._allow[name] = tools, set(allow)
+        if timeout is not None:
+            self._timeouts[name] = timeout
+        self._offer()
+        if not self.quiet:
+            print(self.describe(name))
+            for line in connection.seen.stdout_noise[:3]:
+                print(f"  warning: {name} wrote to stdout, which is reserved for MCP messages: {line[:120]!r}")
+        return connection
+
+    def _offer(self) -> None:
+        """Recompute what the model sees: allowlisted tools, with clashing names prefixed."""
+        chosen = [(server, tool) for server, tools in self.listed.items()
+                  for tool in tools if tool.name in self._allow[server]]
+        self.hidden = {server: [t.name for t in tools if t.name not in self._allow[server]]
+                       for server, tools in self.listed.items()}
+        counts: dict[str, int] = {}
+        for _, tool in chosen:
+            counts[openai_name(tool.name)] = counts.get(openai_name(tool.name), 0) + 1
+        self.offered = {}
+        for server, tool in chosen:
+            base = openai_name(tool.name)
+            exposed = base if counts[base] == 1 else openai_name(f"{server}{SEPARATOR}{tool.name}")
+            self.offered[exposed] = Offered(exposed, server, tool)
+        policy = Policy({o.name: "read" if o.read_only else "write" for o in self.offered.values()},
+                        allowlist=set(self.offered), rules=self.rules)
+        self._guarded = guarded(self.call_server, policy=policy, approver=self.approver, log=self.log)
+
+    def describe(self, server: str) -> str:
+        """One paragraph: what a server offers, what the allowlist hid, what it is missing."""
+        mine = [o for o in self.offered.values() if o.server == server]
+        tags = ", ".join(f"{o.name}{'' if o.read_only else ' (asks first)'}" for o in mine) or "none"
+        text = f"{server}: {len(mine)} of {len(self.listed[server])} tools offered to the model: {tags}"
+        if self.hidden[server]:
+            text += f"\n  hidden (not on your allowlist): {', '.join(self.hidden[server])}"
+        missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
+        if missing:
+            text += f"\n  on your allowlist but not offered by the server: {', '.join(missing)}"
+        return text
+
+    def tools(self) -> list[dict]:
+        """The OpenAI tool definitions of every offered tool (pass as `tools=`)."""
+        return [to_openai_tool(o.tool, o.name) for o in self.offered.values()]
+
+    # -- executing ----------------------------------------------------------------------------------
+    async def execute(self, name: str, arguments: str) -> str:
+        """Run one of the model's calls; always returns text for the model (lesson 2's `execute`)."""
+        if self._guarded is None:
+            return f"Error: no MCP server is connected, so there is no tool {name!r}. Answer without tools."
+        offered = self.offered.get(name)
+        failure = offered and self.connections[offered.server].failure
+        if failure:  # a dead server: say so at once, without asking anyone to approve a call that cannot run
+            return self._record(Outcome(name, _unavailable(failure), True, by="host"))
+        return await self._guarded(name, arguments)
+
+    async def call_server(self, name: str, arguments: str) -> str:
+        """The call itself, once the policy let it through: the server's answer as text."""
+        offered = self.offered[name]
+        connection = self.connections[offered.server]
+        timeout = self._timeouts.get(offered.server, self.timeout)
+        try:
+            result = await connection.call_tool(offered.tool.name, json.loads(arguments or "{}"), timeout)
+        except ServerError as e:
+            if connection.failure is not None and not self.quiet:
+                print(f"warning: {e}")  # the model gets one line; you get the diagnosis
+            return self._record(Outcome(name, _unavailable(e), True, by="host"))
+        return self._record(Outcome(name, result_text(result), bool(result.is_error)))
+
+    def _record(self, outcome: Outcome) -> str:
+        self.outcomes.append(outcome)
+        return outcome.text
+
+    # -- closing ------------------------------------------------------------------------------------
+    async def close(self) -> None:
+        """Close every connection (and stop every stdio child)."""
+        for connection in list(self.connections.values()):
+            await connection.close()
+        self.connections.clear()
+
+    async def disconnect(self, server: str) -> None:
+        await self.connections.pop(server).close()
+        for table in (self.listed, self._allow, self.hidden, self._timeouts):
+            table.pop(server, None)
+        self._offer()
+
+    async def __aenter__(self) -> McpHost:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"<McpHost servers={list(self.connections)} tools={list(self.offered)}>"
+
+
+def _unavailable(error: ServerError) -> str:
+    return f"Error: {error.problem} Do not retry this call; tell the user this tool is not available right now."
+
+
+async def _nobody(request) -> bool:
+    """The default approver: there is no human, so nothing that needs approval runs."""
+    print(f"[no approver] rejected: {request} (pass McpHost(approver=...) to decide)")
+    return False

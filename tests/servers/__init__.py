@@ -1,0 +1,1 @@
+"""Small MCP servers the host tests connect to (in memory, or as a child process / HTTP server)."""
