@@ -1,0 +1,87 @@
+"""The course's MCP servers (lesson 5) and what they share: bearer-token auth and the command line.
+
+    python -m course.servers.docs    [--transport stdio|streamable-http] [--port N] [--docs DIR]
+    python -m course.servers.webapi  [--transport stdio|streamable-http] [--port N] [--api URL]
+    python -m course.servers.stub_api [--port 8765]        # the REST API that webapi wraps
+
+Over stdio the client starts the server as its own child process, so no one else can talk to
+it. Over HTTP anyone who can reach the port can, so with `COURSE_MCP_TOKEN` set every request
+needs `Authorization: Bearer <token>` (401 otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import inspect
+import os
+import socket
+from collections.abc import Callable
+from typing import Any
+
+TOKEN_ENV = "COURSE_MCP_TOKEN"
+HOST = "127.0.0.1"  # never 0.0.0.0: the course's servers are for this machine only
+PATH = "/mcp"
+DEFAULT_PORT = 8000
+
+
+class StaticToken:
+    """A `TokenVerifier` that accepts exactly one token (a shared secret). Real deployments verify
+    OAuth tokens instead. (`TokenVerifier` is a Protocol: any class with `verify_token` fits.)"""
+
+    def __init__(self, token: str):
+        self._token = token
+
+    async def verify_token(self, token: str):
+        from mcp.server.auth.provider import AccessToken
+
+        if hmac.compare_digest(token.encode(), self._token.encode()):  # constant time: no timing leak
+            return AccessToken(token=token, client_id="course", scopes=[])
+        return None  # the SDK answers 401
+
+
+def bearer_auth(token: str | None) -> dict[str, Any]:
+    """`MCPServer` keyword arguments that require `Authorization: Bearer <token>` over HTTP ({} for no token)."""
+    if not token:
+        return {}
+    from mcp.server.auth.settings import AuthSettings
+
+    settings = AuthSettings(issuer_url="https://auth.invalid", resource_server_url=None,
+                            required_scopes=[], validate_token_resource=False)
+    return {"token_verifier": StaticToken(token), "auth": settings}
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def command_line(description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio",
+                        help="stdio (default): the client starts this process; streamable-http: serve on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port (streamable-http only)")
+    return parser
+
+
+def serve(build: Callable[..., Any], args: argparse.Namespace, **options: Any) -> None:
+    """Build the server for the chosen transport and run it until the client closes it (or Ctrl+C)."""
+    if args.transport == "stdio":
+        build(**options).run()  # stdout carries JSON-RPC: nothing else may write there
+        return
+    server = build(token=os.environ.get(TOKEN_ENV), **options)
+    try:
+        server.run("streamable-http", host=HOST, port=args.port, streamable_http_path=PATH)
+    except KeyboardInterrupt:
+        pass
+
+
+def described(mcp: Any) -> Callable:
+    """`mcp.tool(...)` with the docstring dedented: the SDK sends it verbatim, indentation included."""
+
+    def tool(**options: Any):
+        return lambda fn: mcp.tool(description=inspect.cleandoc(fn.__doc__ or ""), **options)(fn)
+
+    return tool

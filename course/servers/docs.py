@@ -1,0 +1,212 @@
+"""The shop's document tools (lesson 3) and write tools (lesson 4) as one MCP server (lesson 5).
+
+    python -m course.servers.docs [--transport stdio|streamable-http] [--port 8000] [--docs DIR]
+                                  [--store FILE] [--embedder auto|lexical]
+
+Reading tools are annotated read-only; tools that change the shop's records are marked
+destructive, so a client asks before running them. Every expected failure is raised as the
+SDK's `ToolError`, whose message reaches the model; anything else reaches it only as
+"Error executing tool <name>". The search index (and its embedding model, ~5 s) loads in a
+background thread when the server starts, so `tools/list` answers at once.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import threading
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from course import paths
+from course import tools as course_tools
+from course.servers import bearer_auth, command_line, described, serve
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+LOAD_TIMEOUT = 60.0  # seconds a search may wait for the index to finish loading
+
+
+class Library:
+    """The `DocTools` of lesson 3, built in a background thread on first `start()`."""
+
+    def __init__(self, folder: Path, embedder: str):
+        self.folder, self.embedder = Path(folder), embedder
+        self._ready = threading.Event()
+        self._started = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._doctools: Any = None
+        self._error: str | None = None
+
+    def start(self) -> None:
+        with self._started:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._load, name="doc-index", daemon=True)
+                self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            from course.doctools import DocTools  # imports numpy: kept off the start-up path
+            from course.search import DocIndex
+
+            index = DocIndex(self.folder, embedder=self.embedder)
+            if index.mode == "embeddings":
+                index.scores("warm up")  # load the model now rather than during the first question
+            self._doctools = DocTools(index)
+        except Exception as e:  # reported to the model by the first call, and to the operator on stderr
+            self._error = f"{type(e).__name__}: {e}"
+            print(f"course-docs: the document index did not load: {self._error}", file=sys.stderr)
+        finally:
+            self._ready.set()
+
+    def tools(self) -> Any:
+        """The loaded `DocTools`, waiting for the background load if needed."""
+        self.start()
+        if not self._ready.wait(LOAD_TIMEOUT):
+            raise ToolError("The document index is still loading. Try again in a few seconds.")
+        if self._error:
+            raise ToolError(f"The shop's documents are unavailable ({self._error}). Tell the user you cannot "
+                            "look the policies up right now; do not retry.")
+        return self._doctools
+
+
+def run_course_tool(fn, *args) -> Any:
+    """Call course code; its ToolError (lesson 1) becomes the SDK's, so the model reads the advice."""
+    from course.store import StoreError
+
+    try:
+        return fn(*args)
+    except (course_tools.ToolError, StoreError) as e:
+        raise ToolError(str(e)) from None
+
+
+def add_course_tool(mcp: MCPServer, tool: course_tools.Tool, annotations: ToolAnnotations) -> None:
+    """Serve a lesson-4 `Tool` (a Pydantic params model + a function) with the model's fields as parameters.
+
+    The SDK builds `inputSchema` from a function's signature, so we give the wrapper a signature
+    made of the params model's fields: the same constraints and descriptions, and flat arguments
+    (`{"order_id": ...}`, not `{"args": {"order_id": ...}}`).
+    """
+    params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[f.annotation, f],
+                                default=inspect.Parameter.empty if f.is_required() else f.default)
+              for name, f in tool.params.model_fields.items()]
+
+    def call(**arguments: Any) -> dict[str, Any]:
+        return run_course_tool(tool.fn, tool.params.model_validate(arguments))
+
+    call.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])
+    call.__name__ = call.__qualname__ = tool.name  # the schema's title: "<name>Arguments"
+    mcp.add_tool(call, name=tool.name, description=tool.description, annotations=annotations)
+
+
+class Hit(TypedDict):
+    document: str
+    section: str
+    score: float
+    excerpt: str
+
+
+class SearchResult(TypedDict):
+    hits: list[Hit]
+
+
+class SectionText(TypedDict):
+    document: str
+    title: str
+    section: str
+    text: str
+    cite_as: str
+
+
+class DocumentInfo(TypedDict):
+    document: str
+    title: str
+    sections: list[str]
+
+
+class DocumentList(TypedDict):
+    documents: list[DocumentInfo]
+
+
+Name = Annotated[str, Field(min_length=1, max_length=100,
+                            description="Document name as listed by search_docs or list_documents, e.g. 'refunds'.")]
+
+
+def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | None = None,
+                 embedder: str = "auto", token: str | None = None) -> MCPServer:
+    """The document server. `store_path` defaults to work/shop.json; `embedder="lexical"` starts instantly;
+    `token` (HTTP only) makes every request need `Authorization: Bearer <token>`."""
+    from course.store import ShopStore
+
+    library = Library(Path(folder), embedder)
+    store = ShopStore(store_path)
+
+    @asynccontextmanager
+    async def lifespan(server: MCPServer):
+        library.start()  # inside the transport: anything the loader prints cannot reach stdout
+        yield {}
+
+    mcp = MCPServer("course-docs", instructions="Northwind Goods' policy documents and order records. Search the "
+                    "documents before answering questions about the shop's rules, and cite 'document › section'. "
+                    "Tools that change orders need the customer's clear request.",
+                    lifespan=lifespan, log_level="WARNING", **bearer_auth(token))
+    tool = described(mcp)
+
+    @tool(annotations=READ)
+    def search_docs(
+        query: Annotated[str, Field(min_length=1, max_length=500, description="What to look for, in plain words, "
+                                    "e.g. 'how long do refunds take'.")],
+        k: Annotated[int, Field(ge=1, le=5, description="How many sections to return (1-5).")] = 3,
+    ) -> SearchResult:
+        """Search the shop's policy documents (refunds, returns, shipping, warranty) by meaning.
+        Returns the best sections, each with a short excerpt and a score.
+        Use it first for any question about the shop's rules, then read the best hit with read_section.
+        Cheap: a few hundred characters per hit."""
+        return {"hits": run_course_tool(library.tools().search_docs, query, k)}
+
+    @tool(annotations=READ)
+    def read_section(
+        document: Name,
+        section: Annotated[str, Field(min_length=1, max_length=200, description="Section heading exactly as "
+                                      "listed, e.g. 'Time limits'.")],
+    ) -> SectionText:
+        """Read one section of a policy document in full, to quote or check the exact rule.
+        Use names from search_docs or list_documents; cite the answer as the returned cite_as.
+        Costs the section's full text (up to a few thousand characters): search first."""
+        return run_course_tool(library.tools().read_section, document, section)
+
+    @tool(annotations=READ)
+    def list_documents() -> DocumentList:
+        """List every policy document with its title and section headings.
+        Use it when search_docs finds nothing useful, or to show what the shop has written down.
+        Cheap, but it returns no policy text: read a section for that."""
+        return {"documents": run_course_tool(library.tools().list_documents)}
+
+    for read_tool in store.read_tools():
+        add_course_tool(mcp, read_tool, READ)
+    for write_tool in store.write_tools():
+        add_course_tool(mcp, write_tool, WRITE)
+    return mcp
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = command_line(__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=Path, default=paths.DATA, help="folder of markdown policy documents")
+    parser.add_argument("--store", type=Path, default=None, help="the shop's JSON store (default work/shop.json)")
+    parser.add_argument("--embedder", choices=["auto", "lexical"], default="auto",
+                        help="lexical: word search, no model to load")
+    args = parser.parse_args(argv)
+    if not args.docs.is_dir():
+        parser.error(f"--docs {args.docs}: no such folder (it should hold the policy *.md files)")
+    serve(build_server, args, folder=args.docs, store_path=args.store, embedder=args.embedder)
+
+
+if __name__ == "__main__":
+    main()

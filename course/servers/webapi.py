@@ -1,0 +1,275 @@
+"""A REST API wrapped as agent tools: web search, news and page reading with a credit budget (lesson 5).
+
+    python -m course.servers.webapi [--api http://127.0.0.1:8765] [--budget 20]
+
+The pattern for any paid API: check arguments before spending anything, give the model only
+the fields it needs, cap what it reads, and turn every failure into advice the model can follow
+(stop, slow down, use another source, try later) instead of a stack trace.
+The API itself is `course.servers.stub_api` here, so the lesson runs offline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+from urllib.parse import urlsplit
+
+import httpx2
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field, StringConstraints
+from typing_extensions import TypedDict
+
+from course.servers import bearer_auth, command_line, described, serve
+
+API_URL_ENV, API_KEY_ENV = "COURSE_WEBAPI_URL", "COURSE_WEBAPI_KEY"
+DEFAULT_API_URL = "http://127.0.0.1:8765"
+MAX_POLITE_WAIT = 5.0  # seconds; a longer Retry-After is reported to the model instead of waited out
+BLOCKED_SUFFIXES = (".local", ".localhost", ".internal", ".lan", ".home.arpa")
+
+
+class CreditBudget:
+    """The credits this session may spend. Reserve before a request; refund it if the request fails.
+
+    Reserving happens under a lock and before the first `await` of the call, so fifty parallel
+    calls cannot all see "3 credits left" and then all spend: the check and the spending are one step.
+    """
+
+    def __init__(self, total: int):
+        self.total, self.spent = total, 0
+        self._lock = asyncio.Lock()
+
+    @property
+    def left(self) -> int:
+        return self.total - self.spent
+
+    async def reserve(self, cost: int) -> None:
+        async with self._lock:
+            if cost > self.left:
+                raise ToolError(f"This session's web budget is spent ({self.spent} of {self.total} credits). "
+                                "Do not call web tools again; answer from what you already have and tell the "
+                                "user the web budget ran out.")
+            self.spent += cost
+
+    def refund(self, cost: int) -> None:
+        self.spent -= cost  # no await: nothing can interleave, even while the call is being cancelled
+
+
+def check_url(url: str) -> None:
+    """Refuse, before any request, URLs the tools must never fetch (internal services, other schemes)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host:
+        raise ToolError(f"Only http:// or https:// URLs with a host can be read (got {url!r}), "
+                        "for example a URL from the search results.")
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        private = host == "localhost" or host.endswith(BLOCKED_SUFFIXES)
+    else:
+        private = not ip.is_global
+    if private:
+        raise ToolError(f"{host} is a private or internal address; the web tools never read those. "
+                        "Use another, public source: pick a different result from search or news.")
+
+
+class WebAPI:
+    """Client of the web-search API: trimmed answers, a per-session credit budget, failures as advice."""
+
+    COST = 1  # credits per request, as the provider charges
+
+    def __init__(self, base_url: str = DEFAULT_API_URL, *, budget: int = 20, timeout: float = 5.0,
+                 api_key: str | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+        self.base_url, self.timeout = base_url.rstrip("/"), timeout
+        self.headers = {"X-Api-Key": api_key} if api_key else {}
+        self.budget = CreditBudget(budget)
+        self.sleep = sleep  # tests pass a recorder, so a 429 retry takes no real time
+        self.retries: list[str] = []  # what was retried and why (the notebook shows it)
+
+    async def search(self, query: str, n: int) -> dict:
+        data = await self._get("/search", {"q": query, "n": n})
+        return {"results": [{k: r[k] for k in ("title", "url", "snippet")} for r in data["results"]],
+                "credits_left": self.budget.left}
+
+    async def news(self, query: str, n: int, days: int) -> dict:
+        data = await self._get("/news", {"q": query, "n": n, "days": days})
+        keep = ("title", "source", "published", "url", "summary")
+        return {"articles": [{k: a[k] for k in keep} for a in data["articles"]], "credits_left": self.budget.left}
+
+    async def read_page(self, url: str, start: int, max_chars: int) -> dict:
+        check_url(url)
+        data = await self._get("/page", {"url": url}, what=url)
+        text = data["text"]
+        piece = text[start:start + max_chars]
+        truncated = start + len(piece) < len(text)
+        return {"url": url, "title": data["title"], "text": piece, "truncated": truncated,
+                "next_start": start + len(piece) if truncated else None, "total_chars": len(text),
+                "credits_left": self.budget.left}
+
+    async def _get(self, path: str, params: dict, what: str = "") -> dict:
+        await self.budget.reserve(self.COST)  # first, before any await that could let another call in
+        try:
+            return await self._request(path, params, what)
+        except BaseException:
+            self.budget.refund(self.COST)  # the provider charges only successful requests
+            raise
+
+    async def _request(self, path: str, params: dict, what: str) -> dict:
+        async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout) as http:
+            for attempt in (1, 2):
+                try:
+                    r = await http.get(path, params=params)
+                except httpx2.TimeoutException:
+                    raise ToolError(f"The web API did not answer within {self.timeout:g} s. Try once more with a "
+                                    "simpler query, or answer without web results.") from None
+                except httpx2.TransportError:
+                    raise ToolError("The web API cannot be reached. Answer without web results and tell the "
+                                    "user that web search is unavailable right now.") from None
+                if r.status_code == 200:
+                    return r.json()
+                wait = retry_after(r)
+                if attempt == 1 and r.status_code == 429 and wait <= MAX_POLITE_WAIT:
+                    self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
+                    await self.sleep(wait)
+                    continue
+                if attempt == 1 and r.status_code >= 500:
+                    self.retries.append(f"{r.status_code} server error: retried once")
+                    await self.sleep(0.5)
+                    continue
+                raise ToolError(advice(r, what, retried=attempt == 2))
+        raise AssertionError("unreachable")
+
+
+def retry_after(r: httpx2.Response) -> float:
+    try:
+        return max(0.0, float(r.headers.get("Retry-After", "1")))
+    except ValueError:  # an HTTP date: treat as "longer than we wait politely"
+        return MAX_POLITE_WAIT + 1
+
+
+def advice(r: httpx2.Response, what: str, retried: bool) -> str:
+    """What the model should do about a failed request: the message it reads instead of a traceback."""
+    status = r.status_code
+    try:
+        body = r.json()
+    except ValueError:
+        body = {}
+    if status == 402:
+        return ("The web API account is out of credits (HTTP 402). Stop using the web tools and tell the user "
+                "that web search is unavailable until credits are added. Do not retry.")
+    if status == 429:
+        wait = retry_after(r)
+        if retried:
+            return ("The web API is still rate limiting after one polite retry (HTTP 429). Slow down: make fewer "
+                    "web calls, wait before the next one, and answer from what you already have.")
+        return (f"The web API is rate limiting (HTTP 429) and asks to wait {wait:g} s. Wait that long before "
+                "the next web call, or answer from what you already have.")
+    if status == 403 and body.get("error") == "blocked":
+        why = "needs a login" if body.get("reason") == "login_required" else "is on a private network"
+        return f"The page {what} {why}, so it cannot be read. Use another source: pick a different result."
+    if status == 404:
+        return f"There is no page at {what}. Use a URL exactly as it appears in search or news results."
+    if status == 401:
+        return (f"The web API rejected this server's API key (HTTP 401). Tell the user to set {API_KEY_ENV}; "
+                "do not retry.")
+    if status >= 500:
+        return (f"The web API failed{' twice' if retried else ''} (HTTP {status}). Try again later; for now "
+                "answer from what you have and tell the user web results are unavailable.")
+    return f"The web API refused the request (HTTP {status}: {body.get('message', r.reason_phrase)}). Do not retry."
+
+
+class Hit(TypedDict):
+    title: str
+    url: str
+    snippet: str
+
+
+class SearchResult(TypedDict):
+    results: list[Hit]
+    credits_left: int
+
+
+class Article(TypedDict):
+    title: str
+    source: str
+    published: str
+    url: str
+    summary: str
+
+
+class NewsResult(TypedDict):
+    articles: list[Article]
+    credits_left: int
+
+
+class Page(TypedDict):
+    url: str
+    title: str
+    text: str
+    truncated: bool
+    next_start: int | None
+    total_chars: int
+    credits_left: int
+
+
+Query = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=200),
+                  Field(description="Search words, 2-200 characters, e.g. 'kettle recall'.")]
+Count = Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")]
+Url = Annotated[str, Field(pattern=r"^https?://\S+$", max_length=2000,
+                           description="A public http(s) URL, as found in search or news results.")]
+
+WEB = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
+
+
+def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPServer:
+    """The web tools as an MCP server. `api` holds the budget: one `WebAPI` per session."""
+    api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
+    mcp = MCPServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
+                    "from a small budget: prefer the shop's own documents when they answer the question.",
+                    log_level="WARNING", **bearer_auth(token))
+    tool = described(mcp)
+
+    @tool(annotations=WEB)
+    async def search(query: Query, n: Count = 5) -> SearchResult:
+        """Search the public web. Returns title, URL and a short snippet per result.
+        Use it for facts outside the shop's own documents (consumer law, carriers, product news).
+        For recent events prefer `news`; to read a result in full use `read_page`. Costs 1 credit."""
+        return await api.search(query, n)
+
+    @tool(annotations=WEB)
+    async def news(query: Query, n: Count = 5,
+                   days: Annotated[int, Field(ge=1, le=30, description="Only articles from the last N days.")] = 7,
+                   ) -> NewsResult:
+        """Recent news articles (newest first): title, source, date, URL and a one-line summary.
+        Use it for current events such as strikes, recalls or delays; for background use `search`.
+        Costs 1 credit."""
+        return await api.news(query, n, days)
+
+    @tool(annotations=WEB)
+    async def read_page(url: Url,
+                        start: Annotated[int, Field(ge=0, description="Character offset to read from; "
+                                                    "pass the previous answer's next_start to continue.")] = 0,
+                        max_chars: Annotated[int, Field(ge=200, le=8000, description="Read at most this "
+                                                        "many characters.")] = 2000) -> Page:
+        """Read the text of one web page, at most `max_chars` characters from `start`.
+        If `truncated` is true, call again with `start=next_start` only if you need more.
+        Use URLs from `search` or `news` results. Costs 1 credit per call."""
+        return await api.read_page(url, start, max_chars)
+
+    return mcp
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = command_line(__doc__.splitlines()[0])
+    parser.add_argument("--api", default=os.environ.get(API_URL_ENV, DEFAULT_API_URL), help="the REST API's URL")
+    parser.add_argument("--budget", type=int, default=20, help="credits one session may spend")
+    args = parser.parse_args(argv)
+    serve(build_server, args, api=WebAPI(args.api, budget=args.budget, api_key=os.environ.get(API_KEY_ENV)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""The web-API wrapper server, in memory through the SDK's Client, against the local stub API."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from mcp import Client
+
+from course.servers.stub_api import PAGES, StubAPI
+from course.servers.webapi import WebAPI, build_server
+
+pytestmark = pytest.mark.anyio
+
+GUIDE = "https://home.example.org/guides/descale-kettle"
+
+
+class Naps(list):
+    """Stands in for asyncio.sleep: records how long the server would have waited, waits not at all."""
+
+    async def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+def stub():
+    with StubAPI() as api:
+        yield api
+
+
+@pytest.fixture
+def naps():
+    return Naps()
+
+
+@pytest.fixture
+def api(stub, naps):
+    return WebAPI(stub.url, budget=20, timeout=2.0, sleep=naps)
+
+
+async def call(api: WebAPI, name: str, **arguments):
+    async with Client(build_server(api)) as client:
+        return await client.call_tool(name, arguments)
+
+
+def text(result) -> str:
+    return result.content[0].text if result.content else ""
+
+
+async def test_the_schema_carries_every_constraint_and_the_tools_are_read_only_and_open_world(api):
+    async with Client(build_server(api)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == {"search", "news", "read_page"}
+    search = tools["search"].input_schema["properties"]
+    assert (search["query"]["minLength"], search["query"]["maxLength"]) == (2, 200)
+    assert (search["n"]["minimum"], search["n"]["maximum"]) == (1, 10)
+    page = tools["read_page"].input_schema["properties"]
+    assert page["url"]["pattern"].startswith("^https?://") and page["max_chars"]["maximum"] == 8000
+    assert tools["news"].input_schema["properties"]["days"]["maximum"] == 30
+    for tool in tools.values():
+        assert tool.annotations.read_only_hint and tool.annotations.open_world_hint
+        assert "credit" in tool.description and not tool.description.startswith(" ")
+
+
+async def test_search_returns_only_title_url_and_snippet(api, stub):
+    result = await call(api, "search", query="kettle descale", n=2)
+    assert not result.is_error
+    hits = result.structured_content["results"]
+    assert hits[0]["url"] == GUIDE and len(hits) == 2
+    assert all(set(hit) == {"title", "url", "snippet"} for hit in hits)  # no tracking, favicon, scores...
+    assert result.structured_content["credits_left"] == 19 and stub.requests == 1
+
+
+async def test_news_returns_recent_articles_newest_first(api):
+    result = await call(api, "news", query="dhl kettle recall", days=14)
+    articles = result.structured_content["articles"]
+    assert [a["published"] for a in articles] == ["2026-11-18", "2026-11-12"]
+    assert set(articles[0]) == {"title", "source", "published", "url", "summary"}
+
+
+async def test_read_page_stops_at_the_character_budget_and_says_where_to_go_on(api):
+    async with Client(build_server(api)) as client:
+        first = (await client.call_tool("read_page", {"url": GUIDE, "max_chars": 500})).structured_content
+        second = (await client.call_tool("read_page", {"url": GUIDE, "start": first["next_start"],
+                                                       "max_chars": 8000})).structured_content
+    assert first["truncated"] and len(first["text"]) == 500 and first["next_start"] == 500
+    assert not second["truncated"] and second["next_start"] is None
+    assert first["text"] + second["text"] == PAGES[0]["text"] and first["total_chars"] == len(PAGES[0]["text"])
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("search", {"query": "x"}),                                   # too short
+    ("search", {"query": "   "}),                                 # only spaces
+    ("search", {"query": "kettle" * 50}),                         # too long
+    ("search", {"query": "kettle", "n": 0}),
+    ("news", {"query": "kettle", "n": 11}),
+    ("news", {"query": "kettle", "days": 90}),
+    ("read_page", {"url": "ftp://files.example.org/x"}),
+    ("read_page", {"url": "file:///etc/passwd"}),
+    ("read_page", {"url": "http://127.0.0.1:8765/admin/stats"}),  # the API's own admin port
+    ("read_page", {"url": "http://10.0.0.7/wiki"}),
+    ("read_page", {"url": "http://localhost/"}),
+    ("read_page", {"url": "https://printer.local/status"}),
+    ("read_page", {"url": GUIDE, "max_chars": 10}),
+])
+async def test_a_rejected_argument_never_reaches_the_stub_api(api, stub, tool, arguments):
+    result = await call(api, tool, **arguments)
+    assert result.is_error
+    assert stub.requests == 0 and api.budget.spent == 0
+
+
+async def test_a_private_address_gets_advice_to_use_another_source(api):
+    result = await call(api, "read_page", url="http://192.168.1.20/prices")
+    assert result.is_error and "private or internal" in text(result) and "another, public source" in text(result)
+
+
+@pytest.mark.parametrize("url, why", [
+    ("https://forum.example.net/members/kettle-complaints", "needs a login"),
+    ("https://wiki.northwind-goods.example/internal/refund-rules", "private network"),  # known only to the API
+])
+async def test_a_blocked_page_advises_another_source_and_costs_nothing(api, stub, url, why):
+    result = await call(api, "read_page", url=url)
+    assert result.is_error and why in text(result) and "Use another source" in text(result)
+    assert stub.requests == 1 and api.budget.spent == 0
+
+
+async def test_an_unknown_page_points_to_urls_from_the_results(api):
+    result = await call(api, "read_page", url="https://home.example.org/nope")
+    assert result.is_error and "Use a URL exactly as it appears" in text(result)
+
+
+async def test_out_of_credits_tells_the_model_to_stop_without_retrying(api, stub, naps):
+    stub.credits = 0
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "out of credits" in text(result) and "Stop using the web tools" in text(result)
+    assert stub.requests == 1 and naps == [] and api.budget.spent == 0
+
+
+async def test_rate_limiting_is_retried_once_after_the_retry_after_delay(api, stub, naps):
+    stub.fail(429, retry_after=2)
+    result = await call(api, "search", query="kettle")
+    assert not result.is_error and result.structured_content["results"]
+    assert naps == [2.0] and stub.requests == 2 and api.budget.spent == 1
+    assert api.retries == ["429 rate limited: waited 2 s (Retry-After), then retried once"]
+
+
+async def test_rate_limiting_twice_advises_slowing_down(api, stub, naps):
+    stub.fail(429, retry_after=1, times=2)
+    result = await call(api, "news", query="kettle")
+    assert result.is_error and "Slow down" in text(result)
+    assert naps == [1.0] and stub.requests == 2 and api.budget.spent == 0
+
+
+async def test_a_long_retry_after_is_reported_rather_than_waited_out(api, stub, naps):
+    stub.fail(429, retry_after=120)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "asks to wait 120 s" in text(result)
+    assert naps == [] and stub.requests == 1
+
+
+async def test_a_server_error_is_retried_once(api, stub):
+    stub.fail(503)
+    result = await call(api, "search", query="kettle")
+    assert not result.is_error and stub.requests == 2 and api.budget.spent == 1
+
+
+async def test_two_server_errors_advise_trying_later_and_are_refunded(api, stub):
+    stub.fail(502, times=2)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "failed twice (HTTP 502)" in text(result) and "Try again later" in text(result)
+    assert stub.requests == 2 and api.budget.spent == 0
+
+
+async def test_a_slow_api_times_out_with_advice_and_a_refund(stub):
+    stub.delay = 1.0
+    api = WebAPI(stub.url, budget=5, timeout=0.2)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "did not answer within 0.2 s" in text(result) and api.budget.spent == 0
+
+
+async def test_an_unreachable_api_is_reported_not_crashed():
+    from course.servers import free_port
+
+    api = WebAPI(f"http://127.0.0.1:{free_port()}", budget=5, timeout=1.0)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "cannot be reached" in text(result) and api.budget.spent == 0
+
+
+async def test_a_wrong_api_key_tells_the_user_which_variable_to_set():
+    with StubAPI(api_key="right") as stub:
+        ok = await call(WebAPI(stub.url, api_key="right"), "search", query="kettle")
+        wrong = await call(WebAPI(stub.url, api_key="wrong"), "search", query="kettle")
+    assert not ok.is_error
+    assert wrong.is_error and "COURSE_WEBAPI_KEY" in text(wrong)
+
+
+async def test_the_budget_runs_out_with_advice_and_no_further_requests(stub):
+    api = WebAPI(stub.url, budget=2)
+    async with Client(build_server(api)) as client:
+        results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
+    assert [r.is_error for r in results] == [False, False, True]
+    assert "budget is spent (2 of 2 credits)" in text(results[2]) and stub.requests == 2
+
+
+async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
+    stub.delay = 0.05  # every request is in flight while the others start
+    api = WebAPI(stub.url, budget=7)
+    results = []
+    async with Client(build_server(api)) as client:
+
+        async def one(i: int) -> None:
+            results.append(await client.call_tool("search", {"query": f"kettle {i}"}))
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                for i in range(50):
+                    tg.start_soon(one, i)
+    assert len(results) == 50
+    assert sum(not r.is_error for r in results) == 7
+    assert all("budget is spent" in text(r) for r in results if r.is_error)
+    assert stub.requests == 7 and api.budget.spent == 7 and stub.credits == 1000 - 7
+
+
+async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(stub, naps):
+    api = WebAPI(stub.url, budget=3, sleep=naps)
+    stub.fail(500, times=6)  # three calls, each tried twice, all fail
+    async with Client(build_server(api)) as client:
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(client.call_tool, "search", {"query": "kettle"})
+        assert api.budget.spent == 0
+        later = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
+    assert not any(r.is_error for r in later) and api.budget.spent == 3
