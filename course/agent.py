@@ -32,7 +32,7 @@ import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable, Generator, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 import openai
@@ -153,7 +153,7 @@ FINISH_NOTE = ("(Note from the application, not from the customer: {why}. Do not
                "customer now with what you found so far, and say what you could not check.)")
 
 WHY = {"max_steps": "the assistant has used all {limits.max_steps} tool steps it is allowed",
-       "max_tokens": "the token budget of {limits.max_tokens} tokens is nearly used up",
+       "max_tokens": "the token budget ({limits.max_tokens} tokens) does not allow another step",
        "max_seconds": "the time limit of {limits.max_seconds} seconds is reached"}
 
 
@@ -202,78 +202,96 @@ def check_tools(tools: Any) -> list[dict]:
 
 
 # -- the core: every decision, no I/O -------------------------------------------------------
+@dataclass
+class Run:
+    """What one run has gathered so far."""
+
+    model: str
+    tools: list[dict]
+    limits: Limits
+    messages: list[dict]
+    repeat_key: Callable[[str, str], Hashable]
+    clock: Callable[[], float]
+    start: float = 0.0
+    trace: list[Step] = field(default_factory=list)
+    tokens: int = 0
+    tool_steps: int = 0
+    seen: set = field(default_factory=set)  # repeat keys of the calls that ran
+
+    def request(self, **options: Any) -> ModelRequest:
+        return ModelRequest({"model": self.model, "messages": list(self.messages), "tools": self.tools, **options})
+
+    def record(self, response: Any, *, forced: bool = False) -> Step:
+        """Count a response's tokens and add its message to the conversation."""
+        step = Step(len(self.trace) + 1, [], used_tokens(response, self.messages, self.tools), 0.0, forced)
+        self.trace.append(step)
+        self.tokens += step.tokens
+        self.messages.append(response.choices[0].message.model_dump(exclude_none=True))
+        return step
+
+    def result(self, answer: str, reason: str, error: str | None = None) -> Result:
+        return Result(answer, reason, len(self.trace), self.tokens, self.trace, self.messages, error,
+                      self.clock() - self.start)
+
+
 def agent_loop(model: str, messages: str | list[dict], *, tools: list[dict], limits: Limits = Limits(),
                repeat_key: Callable[[str, str], Hashable] = call_key,
                clock: Callable[[], float] = time.perf_counter) -> Generator[Request, Any, Result]:
     """The loop as a generator: yields requests, receives their outcomes, returns the Result."""
-    messages, tools = as_messages(messages), check_tools(tools)
-    trace: list[Step] = []
-    seen: set[Hashable] = set()
-    tokens, tool_steps, start = 0, 0, clock()
-
-    def result(answer: str, reason: str, error: str | None = None) -> Result:
-        return Result(answer, reason, len(trace), tokens, trace, messages, error, clock() - start)
-
+    run = Run(model, check_tools(tools), limits, as_messages(messages), repeat_key, clock, clock())
     while True:
-        stop = limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=clock() - start,
-                             next_cost=prompt_estimate(messages, tools) + limits.reply_tokens)
+        stop = limit_reached(limits, tool_steps=run.tool_steps, tokens=run.tokens, elapsed=clock() - run.start,
+                             next_cost=prompt_estimate(run.messages, run.tools) + limits.reply_tokens)
         if stop:
-            break
+            return (yield from finish(run, stop))
         began = clock()
-        response = yield ModelRequest({"model": model, "messages": list(messages), "tools": tools})
+        response = yield run.request()
         if isinstance(response, BaseException):
             error = describe_error(response)
-            return result(f"Sorry, I could not finish: {error}", "model_error", error)
-        message = response.choices[0].message
-        step = Step(len(trace) + 1, [], used_tokens(response, messages, tools), 0.0)
-        trace.append(step)
-        tokens += step.tokens
-        messages.append(message.model_dump(exclude_none=True))
-        if not message.tool_calls:
+            return run.result(f"Sorry, I could not finish: {error}", "model_error", error)
+        step = run.record(response)
+        calls = response.choices[0].message.tool_calls
+        if not calls:
             step.seconds = clock() - began
-            return result(message.content or "", "done")
-        tool_steps += 1
-        for call in message.tool_calls:
-            name, arguments = call.function.name, call.function.arguments
-            key = repeat_key(name, arguments)
-            if key in seen:
-                content = REPEAT_NOTE.format(name=name)
-                step.tool_calls.append(f"{name}({arguments}) [repeat: not run]")
-            else:
-                seen.add(key)
-                outcome = yield ToolRequest(name, arguments)
-                content = tool_failed(name, outcome) if isinstance(outcome, BaseException) else as_text(outcome)
-                step.tool_calls.append(f"{name}({arguments})")
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+            return run.result(response.choices[0].message.content or "", "done")
+        run.tool_steps += 1
+        yield from run_tool_calls(run, calls, step)
         step.seconds = clock() - began
-        if tokens >= limits.max_tokens:  # the estimate was too low (a real tokenizer): stop right here
-            return result(stopped_without_model("max_tokens", limits, trace), "max_tokens")
-    return (yield from finish(stop, model, messages, tools, limits, trace, tokens, start, clock))
+        if run.tokens >= limits.max_tokens:  # the estimate was too low (a real tokenizer): stop right here
+            return run.result(stopped_without_model("max_tokens", run), "max_tokens")
 
 
-def finish(reason: str, model: str, messages: list[dict], tools: list[dict], limits: Limits,
-           trace: list[Step], tokens: int, start: float, clock: Callable[[], float]
-           ) -> Generator[Request, Any, Result]:
+def run_tool_calls(run: Run, calls: list[Any], step: Step) -> Generator[ToolRequest, Any, None]:
+    """One tool message per call; a call seen before in this run is not run again."""
+    for call in calls:
+        name, arguments = call.function.name, call.function.arguments
+        key = run.repeat_key(name, arguments)
+        if key in run.seen:
+            content = REPEAT_NOTE.format(name=name)
+            step.tool_calls.append(f"{name}({arguments}) [repeat: not run]")
+        else:
+            run.seen.add(key)
+            outcome = yield ToolRequest(name, arguments)
+            content = tool_failed(name, outcome) if isinstance(outcome, BaseException) else as_text(outcome)
+            step.tool_calls.append(f"{name}({arguments})")
+        run.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+
+
+def finish(run: Run, reason: str) -> Generator[ModelRequest, Any, Result]:
     """The controlled finish: one last call, tools still listed but switched off."""
-    messages.append({"role": "user", "content": FINISH_NOTE.format(why=WHY[reason].format(limits=limits))})
-    cost = prompt_estimate(messages, tools) + limits.reply_tokens
-    if tokens + cost > limits.max_tokens:
-        messages.pop()  # the note was never sent
-        answer = stopped_without_model(reason, limits, trace)
-        return Result(answer, reason, len(trace), tokens, trace, messages, None, clock() - start)
-    began = clock()
-    response = yield ModelRequest({"model": model, "messages": list(messages), "tools": tools,
-                                   "tool_choice": "none"})
+    note = FINISH_NOTE.format(why=WHY[reason].format(limits=run.limits))
+    cost = prompt_estimate(run.messages + [{"role": "user", "content": note}], run.tools) + run.limits.reply_tokens
+    if run.tokens + cost > run.limits.max_tokens:  # not even the answer fits: answer without the model
+        return run.result(stopped_without_model(reason, run), reason)
+    run.messages.append({"role": "user", "content": note})
+    began = run.clock()
+    response = yield run.request(tool_choice="none")
     if isinstance(response, BaseException):
         error = describe_error(response)
-        answer = stopped_without_model(reason, limits, trace) + f" (The final answer failed too: {error})"
-        return Result(answer, reason, len(trace), tokens, trace, messages, error, clock() - start)
-    message = response.choices[0].message
-    step = Step(len(trace) + 1, [], used_tokens(response, messages, tools), clock() - began, forced=True)
-    trace.append(step)
-    messages.append(message.model_dump(exclude_none=True))
-    tokens += step.tokens
-    return Result(message.content or "", reason, len(trace), tokens, trace, messages, None, clock() - start)
+        return run.result(stopped_without_model(reason, run) + f" (The final answer failed: {error})", reason, error)
+    step = run.record(response, forced=True)
+    step.seconds = run.clock() - began
+    return run.result(response.choices[0].message.content or "", reason)
 
 
 def used_tokens(response: Any, messages: list[dict], tools: list[dict]) -> int:
@@ -289,11 +307,11 @@ def tool_failed(name: str, error: BaseException) -> str:
     return f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}). Do not retry; tell the user."
 
 
-def stopped_without_model(reason: str, limits: Limits, trace: list[Step]) -> str:
-    """The answer when not even the finish fits in the budget: say why, and what was tried."""
-    calls = [c.split("(")[0] for s in trace for c in s.tool_calls]
+def stopped_without_model(reason: str, run: Run) -> str:
+    """The answer when the model cannot give one: say why, and what was tried."""
+    calls = [c.split("(")[0] for s in run.trace for c in s.tool_calls]
     tried = f" Tools called so far: {', '.join(dict.fromkeys(calls))}." if calls else ""
-    return f"I had to stop before I could answer: {WHY[reason].format(limits=limits)}.{tried}"
+    return f"I had to stop before I could answer: {WHY[reason].format(limits=run.limits)}.{tried}"
 
 
 # -- the drivers: the only places that do I/O ------------------------------------------------

@@ -135,7 +135,7 @@ def test_no_run_exceeds_its_token_budget(rule, budget):
 def test_when_not_even_the_final_answer_fits_the_loop_answers_without_the_model():
     result, fake = run(restless, limits=Limits(max_tokens=200))
     assert fake.requests == [] and result.tokens == 0 and result.stop_reason == "max_tokens"
-    assert "token budget of 200 tokens" in result.answer
+    assert "token budget (200 tokens)" in result.answer
 
 
 def test_tokens_reported_equal_the_sum_of_the_responses_usage(monkeypatch):
@@ -181,7 +181,7 @@ def test_a_step_that_uses_up_the_budget_ends_the_run_at_once():
     fake = ScriptedModel(restless)
     result = run_agent(Overcounting(fake), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
                        limits=Limits(max_tokens=600, reply_tokens=0))
-    assert result.steps == 1 and result.tokens > 600 and "token budget of 600 tokens" in result.answer
+    assert result.steps == 1 and result.tokens > 600 and "token budget (600 tokens)" in result.answer
 
 
 # -- max_seconds -----------------------------------------------------------------------------
