@@ -1,0 +1,167 @@
+"""The host over real transports: stdio children, Streamable HTTP, third-party and older-protocol servers.
+
+One real process per case; every failure must come back as a sentence that says what to check.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from course.approval import ScriptedApprover
+from course.host import McpHost, ServerError, http, stdio, stdio_command
+from course.host.process import free_port, serve_http
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+SERVERS = Path(__file__).parent / "servers"
+ROOT = Path(__file__).resolve().parents[1]
+MCP1_PYTHON = ROOT / ".venv" / "mcp1" / "bin" / "python"
+TOKEN = "test-token-4e1f"
+
+
+def quiet_host(**options):
+    return McpHost(quiet=True, **options)
+
+
+# -- stdio ----------------------------------------------------------------------------------------
+async def test_a_planted_secret_in_the_parent_environment_never_reaches_a_stdio_child(monkeypatch):
+    monkeypatch.setenv("SHOP_API_KEY", "sk-planted-secret-93a1")
+    monkeypatch.setenv("COURSE_SHARED_SETTING", "on")
+    spec = stdio(str(SERVERS / "env_report.py"), env={"DOCS_MODE": "lexical"}, pass_env=["COURSE_SHARED_SETTING"])
+    async with quiet_host() as host:
+        await host.connect("env", spec, allow={"environment"})
+        reply = await host.execute("environment", "{}")
+    assert "sk-planted-secret-93a1" not in reply and "SHOP_API_KEY" not in reply
+    assert '"DOCS_MODE": "lexical"' in reply and '"COURSE_SHARED_SETTING": "on"' in reply
+    assert "SHOP_API_KEY" in os.environ and "SHOP_API_KEY" not in spec.child_env()
+    assert set(spec.child_env()) <= {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "DOCS_MODE",
+                                     "COURSE_SHARED_SETTING"}
+
+
+async def test_a_stdio_call_works_and_a_slow_call_times_out():
+    async with quiet_host(timeout=0.5) as host:
+        await host.connect("shop", stdio(str(SERVERS / "shopfront.py")), allow={"lookup", "slow"})
+        ok = await host.execute("lookup", '{"order_id": "A1001"}')
+        slow = await host.execute("slow", '{"seconds": 5}')
+    assert ok == "Order A1001 has shipped." and "did not answer within 0.5 s" in slow
+
+
+async def test_a_wrong_module_name_is_explained_with_the_childs_stderr():
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("docs", stdio("course.servers.no_such_server"), allow=set())
+    text = str(caught.value)
+    assert "stopped before the MCP handshake" in text and "No module named course.servers.no_such_server" in text
+    assert "Check: the module name" in text
+
+
+async def test_a_wrong_script_path_is_explained():
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("docs", stdio("servers/missing.py"), allow=set())
+    assert "can't open file" in str(caught.value) and "Check: the script path" in str(caught.value)
+
+
+async def test_a_program_that_does_not_exist_is_explained():
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("x", stdio_command("/no/such/mcp-server"), allow=set())
+    assert "could not start `/no/such/mcp-server`" in str(caught.value) and "sys.executable" in str(caught.value)
+
+
+async def test_a_server_that_crashes_mid_call_becomes_an_error_for_the_model_and_a_diagnosis_for_you(capsys):
+    host = McpHost(approver=ScriptedApprover([True, True]))
+    try:
+        await host.connect("fragile", stdio(str(SERVERS / "crashing.py")), allow={"ok", "crash"})
+        reply = await host.execute("crash", "{}")
+        again = await host.execute("ok", "{}")  # no approval asked: the server is gone
+    finally:
+        await host.close()
+    assert reply.startswith("Error:") and "stopped while running crash" in reply and "Do not retry" in reply
+    assert again.startswith("Error:") and len(host.approver.asked) == 1
+    assert "warning: fragile: the server stopped" in capsys.readouterr().out
+
+
+async def test_a_server_that_prints_to_stdout_is_named_and_still_works(capsys):
+    host = McpHost(approver=ScriptedApprover([True]))
+    try:
+        await host.connect("printer", stdio(str(SERVERS / "stdout_printer.py")), allow={"echo"})
+        reply = await host.execute("echo", '{"text": "hi"}')
+    finally:
+        await host.close()
+    out = capsys.readouterr()
+    assert reply == "hi"
+    assert "printer wrote to stdout, which is reserved for MCP messages: 'Starting the printer server" in out.out
+    assert "Traceback" not in out.err  # the SDK's parse-error traceback is replaced by that one line
+
+
+# -- Streamable HTTP --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shop_url():
+    port = free_port()
+    with serve_http(str(SERVERS / "http_shop.py"), str(port), TOKEN, port=port, port_flag=None, extra=()) as server:
+        yield server.url
+
+
+async def test_http_with_the_token_lists_and_calls(shop_url):
+    async with quiet_host() as host:
+        await host.connect("shop", http(shop_url, token=TOKEN), allow={"lookup"})
+        reply = await host.execute("lookup", '{"order_id": "A1004"}')
+    assert reply == "Order A1004 has shipped."
+
+
+async def test_http_without_the_token_says_a_token_is_needed(shop_url):
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("shop", http(shop_url), allow={"lookup"})
+    text = str(caught.value)
+    assert "401" in text and "none was sent" in text and "http(url, token=...)" in text
+
+
+async def test_http_with_a_wrong_token_says_it_was_rejected(shop_url):
+    with pytest.raises(ServerError, match="the token was rejected"):
+        await quiet_host().connect("shop", http(shop_url, token="wrong"), allow={"lookup"})
+
+
+async def test_http_with_a_wrong_path_points_at_mcp(shop_url):
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("shop", http(shop_url.replace("/mcp", "/api"), token=TOKEN), allow=set())
+    assert "404" in str(caught.value) and "/mcp" in str(caught.value)
+
+
+async def test_http_to_a_server_that_is_not_running_says_to_start_it():
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("shop", http(f"http://127.0.0.1:{free_port()}/mcp"), allow=set())
+    assert "nothing answers" in str(caught.value) and "is the server running?" in str(caught.value)
+
+
+# -- servers nobody here wrote -------------------------------------------------------------------
+async def test_the_reference_time_server_from_pypi_works_with_the_same_host():
+    async with quiet_host() as host:
+        await host.connect("time", stdio("mcp_server_time", "--local-timezone", "UTC"),
+                           allow={"get_current_time", "convert_time"})
+        offered = {o.name: o.read_only for o in host.offered.values()}
+        reply = await host.execute("get_current_time", '{"timezone": "Europe/Oslo"}')
+    assert offered == {"get_current_time": True, "convert_time": True}
+    assert '"timezone": "Europe/Oslo"' in reply and not reply.startswith("Error")
+
+
+def mcp1_python() -> Path:
+    if MCP1_PYTHON.exists():
+        return MCP1_PYTHON
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{MCP1_PYTHON} is missing: `make test` creates it (a venv with mcp==1.30.0).")
+    pytest.skip(f"no mcp 1.x venv at {MCP1_PYTHON}; create it with: "
+                f"{sys.executable} -m venv .venv/mcp1 && .venv/mcp1/bin/pip install mcp==1.30.0")
+
+
+async def test_a_server_on_the_older_protocol_mcp_1_works_with_the_same_host():
+    python = mcp1_python()
+    host = McpHost(approver=ScriptedApprover([False]), quiet=True)
+    try:
+        connection = await host.connect("legacy", stdio_command(str(python), str(SERVERS / "v1_fastmcp.py")),
+                                        allow={"order_total", "cancel"})
+        total = await host.execute("order_total", '{"order_id": "A1001"}')
+        cancel = await host.execute("cancel", '{"order_id": "A1001"}')
+        version = connection.client.protocol_version
+    finally:
+        await host.close()
+    assert version == "2025-11-25"
+    assert total == "Order A1001 totals 49.00 EUR." and "not run" in cancel
