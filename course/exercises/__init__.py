@@ -129,8 +129,14 @@ def check_source(id: str, source: str) -> Verdict:
     sys.modules[module.__name__] = module
     namespace = module.__dict__
     if ex is not None:
+        exec(compile(ex.given, f"<imports for {id}>", "exec"), namespace)
         try:
-            exec(compile(ex.given + "\n" + source, f"<exercise {id}>", "exec"), namespace)
+            exec(compile(source, f"<exercise {id}>", "exec"), namespace)
+        except NameError as e:
+            return Verdict(id, False, f"the cell uses `{e.name}`, which only the notebook defines: keep the "
+                                      "exercise cell self-contained and put test calls in a cell of their own.")
+        except SyntaxError as e:
+            return Verdict(id, False, f"the cell does not run: SyntaxError on line {e.lineno}: {e.msg}")
         except Exception as e:
             return Verdict(id, False, f"the cell does not run: {type(e).__name__}: {e}")
     return run_check(id, namespace)

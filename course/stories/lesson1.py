@@ -14,9 +14,13 @@ def order_status(body: dict) -> str | ToolCall | list[ToolCall]:
     if results:
         return summarize(results)
     ids = ORDER_ID.findall(last_user_text(body))
-    if ids and "get_order_status" in offered_tools(body) and body.get("tool_choice") != "none":
+    can_look_up = "get_order_status" in offered_tools(body) and body.get("tool_choice") != "none"
+    if ids and can_look_up:
         calls = [call("get_order_status", order_id=i) for i in dict.fromkeys(ids)]
         return calls[0] if len(calls) == 1 else calls
+    if ids:
+        return (f"I'm sorry, I can't look orders up from here, so I don't know where {ids[0]} is. "
+                "Please check the tracking link in your confirmation email.")
     return "I can help with your order. What is the order number? It looks like A1001."
 
 
