@@ -24,6 +24,11 @@ Limits, and what is guaranteed:
   the budget used up).
 - `max_seconds`: checked between steps; a model call in progress is not interrupted (set the
   client's `timeout=` for that), and the finish call comes on top.
+
+A call with the same tool and arguments as an earlier one (`repeat_key`, default `call_key`)
+is not run; the model is told to change the arguments or answer. A tool that raises becomes
+an error text for the model. A model call that fails (after the SDK's own retries) ends the
+run with `stop_reason="model_error"` and a readable `error`; it never raises.
 """
 
 from __future__ import annotations
@@ -201,6 +206,12 @@ def check_tools(tools: Any) -> list[dict]:
     return tools
 
 
+def check_execute(execute: Any) -> None:
+    if not callable(execute):
+        raise TypeError(f"execute must be a function (name, arguments_json) -> text, e.g. toolbox.execute; "
+                        f"got {type(execute).__name__}.")
+
+
 # -- the core: every decision, no I/O -------------------------------------------------------
 @dataclass
 class Run:
@@ -238,6 +249,8 @@ def agent_loop(model: str, messages: str | list[dict], *, tools: list[dict], lim
                repeat_key: Callable[[str, str], Hashable] = call_key,
                clock: Callable[[], float] = time.perf_counter) -> Generator[Request, Any, Result]:
     """The loop as a generator: yields requests, receives their outcomes, returns the Result."""
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a Limits(...), e.g. Limits(max_steps=5), not {type(limits).__name__}.")
     run = Run(model, check_tools(tools), limits, as_messages(messages), repeat_key, clock, clock())
     while True:
         stop = limit_reached(limits, tool_steps=run.tool_steps, tokens=run.tokens, elapsed=clock() - run.start,
@@ -324,6 +337,7 @@ def run_agent(client: openai.OpenAI, model: str, messages: str | list[dict], *, 
     """Run the loop with a sync client until the model answers or a limit stops it."""
     if isinstance(client, openai.AsyncOpenAI):
         raise TypeError("run_agent needs a sync client (openai.OpenAI); with AsyncOpenAI use `await arun_agent(...)`.")
+    check_execute(execute)
     loop = agent_loop(model, messages, tools=tools, limits=limits, repeat_key=repeat_key)
     outcome: Any = None
     while True:
@@ -353,6 +367,7 @@ async def arun_agent(client: openai.AsyncOpenAI, model: str, messages: str | lis
     if isinstance(client, openai.OpenAI):
         raise TypeError("arun_agent needs an async client (openai.AsyncOpenAI, e.g. connect(..., asynchronous=True)); "
                         "with openai.OpenAI use run_agent(...).")
+    check_execute(execute)
     loop = agent_loop(model, messages, tools=tools, limits=limits, repeat_key=repeat_key)
     outcome: Any = None
     while True:
