@@ -184,7 +184,15 @@ class MiniLM:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         model = load_model()
-        return model.encode(list(texts), batch_size=32, normalize_embeddings=True,
+        texts = list(texts)
+        if len(texts) <= 4:
+            # A query: a plain forward pass skips encode()'s batching machinery (a few ms per call).
+            import torch
+
+            with torch.inference_mode():
+                out = model.forward(model.preprocess(texts))["sentence_embedding"]
+            return torch.nn.functional.normalize(out, dim=1).numpy().astype(np.float32)
+        return model.encode(texts, batch_size=32, normalize_embeddings=True,
                             show_progress_bar=False, convert_to_numpy=True).astype(np.float32)
 
 

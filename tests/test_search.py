@@ -205,3 +205,41 @@ def test_a_relative_model_path_is_resolved_and_never_taken_for_a_hub_id(monkeypa
     monkeypatch.setenv(search.MODEL_DIR_VARIABLE, "models/minilm")
     assert search.model_dir() == tmp_path / "models" / "minilm"
     assert "No sentence-transformers model in" in search.model_available()
+
+
+# -- the evaluation set (bench/search.py measures hit@k on it) ---------------------------------
+def test_every_question_points_at_a_section_that_exists():
+    from bench.search import load_questions
+
+    sections = {(s.doc, s.heading) for s in load_sections(DATA)}
+    questions = load_questions()
+    assert len(questions) >= 20 and len({q["question"] for q in questions}) == len(questions)
+    for q in questions:
+        for heading in [q["section"], *q.get("also", [])]:
+            assert (q["doc"], heading) in sections, q
+
+
+def test_most_questions_are_paraphrases_sharing_few_words_with_their_section():
+    from bench.search import load_questions
+
+    text = {(s.doc, s.heading): set(tokens(s.embedding_text())) for s in load_sections(DATA)}
+    questions = load_questions()
+    paraphrases = [q for q in questions if q["kind"] == "paraphrase"]
+    assert len(paraphrases) >= 0.75 * len(questions)
+    for q in paraphrases:
+        shared = set(tokens(q["question"])) & text[(q["doc"], q["section"])]
+        assert len(shared) <= 2, f"{q['question']!r} shares {sorted(shared)} with its section"
+
+
+def test_evaluate_counts_a_hit_at_one_and_at_three():
+    from bench.search import evaluate
+
+    class Index:
+        def search(self, query, k):
+            return [Hit("d", h, 1.0, "") for h in ("a", "b", "c")]
+
+    questions = [{"question": "q1", "doc": "d", "section": "a"}, {"question": "q2", "doc": "d", "section": "c"},
+                 {"question": "q3", "doc": "d", "section": "z"}, {"question": "q4", "doc": "d", "section": "z",
+                                                                   "also": ["b"]}]
+    assert evaluate(Index(), questions) == {"hit@1": 0.25, "hit@3": 0.75, "misses": ["'q3' -> d › a"]}
+    assert evaluate(Index(), questions, strict=True)["hit@3"] == 0.5
