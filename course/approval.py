@@ -73,8 +73,12 @@ class ApprovalTimeout(TimeoutError):
     """Nobody answered in time; `guarded` counts it as a rejection."""
 
 
-class ApprovalsExhausted(AssertionError):
-    """A scripted approver was asked more often than it has answers."""
+class ApprovalsExhausted(BaseException):
+    """A scripted approver was asked more often than it has answers: the notebook or test is wrong.
+
+    A `BaseException`, like `KeyboardInterrupt`, so that it stops the run: agent loops turn a
+    tool's exceptions into messages for the model (lesson 2's does), and this must not become one.
+    """
 
 
 # -- approvers ----------------------------------------------------------------------------------

@@ -137,8 +137,9 @@ class DecisionLog:
         return iter(self.entries)
 
     def rows(self) -> list[dict]:
-        return [{"#": i, "after": f"{e.elapsed:.2f} s", "tool": e.tool, "arguments": _short(e.arguments),
-                 "decision": e.decision, "decided by": e.decided_by} for i, e in enumerate(self.entries, 1)]
+        # "after" goes last: its width can change run to run, and notebooks' outputs must not.
+        return [{"#": i, "tool": e.tool, "arguments": _short(e.arguments), "decision": e.decision,
+                 "decided by": e.decided_by, "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
 
     def show(self) -> None:
         """Print the log as a plain-text table ("after" = seconds since the log started)."""

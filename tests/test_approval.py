@@ -254,3 +254,47 @@ def test_a_misspelt_course_approver_says_what_is_allowed(monkeypatch):
     monkeypatch.setenv("COURSE_APPROVER", "buttons")
     with pytest.raises(ValueError, match="COURSE_APPROVER='buttons' is not an approver; use one of widget, scripted"):
         choose_approver()
+
+
+# -- with the agent loop of lesson 2 -------------------------------------------------------------
+QUESTION = ("My kettle from order A1001 arrived broken, please refund it. "
+            "Please also cancel order A1003, I ordered it twice by mistake.")
+
+
+async def agent_run(store, approver, **policy_options):
+    from course.agent import Limits, arun_agent
+    from course.scripted import ScriptedModel
+    from course.stories.lesson4 import support_desk
+
+    toolbox = Toolbox(get_order_status, *store.read_tools(), *store.write_tools())
+    policy = Policy.for_tools(toolbox.tools.values(), **policy_options)
+    log = DecisionLog()
+    result = await arun_agent(ScriptedModel(support_desk).async_client(), "m", QUESTION,
+                              tools=[t.definition() for t in policy.offer(toolbox.tools.values())],
+                              execute=guarded(toolbox.execute, policy=policy, approver=approver, log=log),
+                              limits=Limits(max_steps=4))
+    return result, log
+
+
+async def test_the_agent_does_what_was_approved_and_tells_the_model_what_was_rejected(store):
+    result, log = await agent_run(store, ScriptedApprover([True, False]))
+    assert [(e.tool, e.decision) for e in log] == [("get_order_record", "allowed"), ("get_order_record", "allowed"),
+                                                   ("issue_refund", "approved"), ("cancel_order", "rejected")]
+    assert store.refunded("A1001") == 49.0 and store.order("A1003")["status"] == "processing"
+    told = [m["content"] for m in result.messages if m["role"] == "tool" and "rejected" in m["content"]]
+    assert told == ["cancel_order was not run: the user rejected this action; do not retry without a new request."]
+    assert result.stop_reason == "done" and "not approved" in result.answer
+
+
+async def test_scripted_answers_running_out_stop_the_agent_instead_of_becoming_a_tool_error(store):
+    with pytest.raises(ApprovalsExhausted, match="approval 2 was requested"):
+        await agent_run(store, ScriptedApprover([False]))
+    assert store.refunds() == [] and store.order("A1003")["status"] == "processing"
+
+
+async def test_with_an_allowlist_the_agent_cannot_cancel_and_no_human_is_asked(store):
+    allow = {"get_order_record", "issue_refund"}
+    result, log = await agent_run(store, ScriptedApprover([True]), allowlist=allow)
+    assert [(e.tool, e.decision) for e in log][-1] == ("issue_refund", "approved")
+    assert "cancel_order" not in [e.tool for e in log] and store.order("A1003")["status"] == "processing"
+    assert "I did not cancel order A1003: I do not have a tool for that here" in result.answer

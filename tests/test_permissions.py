@@ -82,7 +82,7 @@ def test_the_log_keeps_every_decision_in_order_and_prints_a_table(capsys):
     assert [e.ran for e in log] == [True, False]
     log.show()
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["#", "after", "tool", "arguments", "decision", "decided", "by"]
+    assert out[0].split() == ["#", "tool", "arguments", "decision", "decided", "by", "after"]
     assert "issue_refund" in out[3] and "rejected" in out[3] and "human (buttons)" in out[3]
 
 
