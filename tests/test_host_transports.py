@@ -11,7 +11,7 @@ import pytest
 
 from course.approval import ScriptedApprover
 from course.host import McpHost, ServerError, http, stdio, stdio_command
-from course.host.process import free_port, serve_http
+from course.servers import free_port, http_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 SERVERS = Path(__file__).parent / "servers"
@@ -96,9 +96,8 @@ async def test_a_server_that_prints_to_stdout_is_named_and_still_works(capsys):
 # -- Streamable HTTP --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def shop_url():
-    port = free_port()
-    with serve_http(str(SERVERS / "http_shop.py"), str(port), TOKEN, port=port, port_flag=None, extra=()) as server:
-        yield server.url
+    with http_server("tests.servers.http_shop", token=TOKEN) as url:  # lesson 5's launcher
+        yield url
 
 
 async def test_http_with_the_token_lists_and_calls(shop_url):

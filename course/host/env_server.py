@@ -1,0 +1,24 @@
+"""A one-tool MCP server that reports the names of the environment variables it can see (lesson 6).
+
+    python -m course.host.env_server
+
+Lesson 6 starts it as a stdio child to show that the child does not inherit your
+environment. It returns names only: values could be secrets.
+"""
+
+import os
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("env-names", log_level="WARNING")
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def environment_names() -> list[str]:
+    """The names of the environment variables this server process sees, sorted."""
+    return sorted(os.environ)
+
+
+if __name__ == "__main__":
+    server.run()
