@@ -15,8 +15,14 @@ import argparse
 import hmac
 import inspect
 import os
+import signal
 import socket
-from collections.abc import Callable
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 TOKEN_ENV = "COURSE_MCP_TOKEN"
@@ -56,6 +62,52 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
         return s.getsockname()[1]
+
+
+@contextmanager
+def http_server(module: str, *args: str, token: str | None = None, port: int | None = None,
+                timeout: float = 30.0) -> Iterator[str]:
+    """Run `python -m <module> --transport streamable-http` in a child process; yield its URL; stop it.
+
+    The child is always stopped on exit (Ctrl+C first, so it shuts down cleanly, then a kill),
+    even if the block raises: no server is left running behind the notebook.
+    """
+    port = port or free_port()
+    env = {**os.environ, TOKEN_ENV: token or ""}
+    log = tempfile.TemporaryFile()  # the child's stderr; shown if it fails to start
+    proc = subprocess.Popen([sys.executable, "-m", module, "--transport", "streamable-http", "--port", str(port),
+                             *args], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        wait_for_port(port, proc, log, timeout)
+        yield f"http://{HOST}:{port}{PATH}"
+    finally:
+        stop(proc)
+        log.close()
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, log: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"the server exited with code {proc.returncode}:\n{log.read().decode()[-2000:]}")
+        with socket.socket() as s:
+            if s.connect_ex((HOST, port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"the server did not listen on port {port} within {timeout:g} s")
+
+
+def stop(proc: subprocess.Popen, grace: float = 5.0) -> int:
+    """Stop a child process: SIGINT (a clean shutdown), then SIGKILL if it does not exit in time."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
 
 
 def command_line(description: str) -> argparse.ArgumentParser:

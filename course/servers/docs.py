@@ -23,7 +23,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
-from typing_extensions import TypedDict
 
 from course import paths
 from course import tools as course_tools
@@ -106,35 +105,6 @@ def add_course_tool(mcp: MCPServer, tool: course_tools.Tool, annotations: ToolAn
     mcp.add_tool(call, name=tool.name, description=tool.description, annotations=annotations)
 
 
-class Hit(TypedDict):
-    document: str
-    section: str
-    score: float
-    excerpt: str
-
-
-class SearchResult(TypedDict):
-    hits: list[Hit]
-
-
-class SectionText(TypedDict):
-    document: str
-    title: str
-    section: str
-    text: str
-    cite_as: str
-
-
-class DocumentInfo(TypedDict):
-    document: str
-    title: str
-    sections: list[str]
-
-
-class DocumentList(TypedDict):
-    documents: list[DocumentInfo]
-
-
 Name = Annotated[str, Field(min_length=1, max_length=100,
                             description="Document name as listed by search_docs or list_documents, e.g. 'refunds'.")]
 
@@ -159,12 +129,14 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
                     lifespan=lifespan, log_level="WARNING", **bearer_auth(token))
     tool = described(mcp)
 
+    # Results are plain dicts. A TypedDict return type would publish a detailed outputSchema, which
+    # every client validates each result against: 3x the cost of the whole call (bench/mcp_server.py).
     @tool(annotations=READ)
     def search_docs(
         query: Annotated[str, Field(min_length=1, max_length=500, description="What to look for, in plain words, "
                                     "e.g. 'how long do refunds take'.")],
         k: Annotated[int, Field(ge=1, le=5, description="How many sections to return (1-5).")] = 3,
-    ) -> SearchResult:
+    ) -> dict[str, Any]:
         """Search the shop's policy documents (refunds, returns, shipping, warranty) by meaning.
         Returns the best sections, each with a short excerpt and a score.
         Use it first for any question about the shop's rules, then read the best hit with read_section.
@@ -176,14 +148,14 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
         document: Name,
         section: Annotated[str, Field(min_length=1, max_length=200, description="Section heading exactly as "
                                       "listed, e.g. 'Time limits'.")],
-    ) -> SectionText:
+    ) -> dict[str, Any]:
         """Read one section of a policy document in full, to quote or check the exact rule.
         Use names from search_docs or list_documents; cite the answer as the returned cite_as.
         Costs the section's full text (up to a few thousand characters): search first."""
         return run_course_tool(library.tools().read_section, document, section)
 
     @tool(annotations=READ)
-    def list_documents() -> DocumentList:
+    def list_documents() -> dict[str, Any]:
         """List every policy document with its title and section headings.
         Use it when search_docs finds nothing useful, or to show what the shop has written down.
         Cheap, but it returns no policy text: read a section for that."""

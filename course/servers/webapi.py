@@ -14,7 +14,7 @@ import asyncio
 import ipaddress
 import os
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import httpx2
@@ -22,7 +22,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, StringConstraints
-from typing_extensions import TypedDict
 
 from course.servers import bearer_auth, command_line, described, serve
 
@@ -182,40 +181,6 @@ def advice(r: httpx2.Response, what: str, retried: bool) -> str:
     return f"The web API refused the request (HTTP {status}: {body.get('message', r.reason_phrase)}). Do not retry."
 
 
-class Hit(TypedDict):
-    title: str
-    url: str
-    snippet: str
-
-
-class SearchResult(TypedDict):
-    results: list[Hit]
-    credits_left: int
-
-
-class Article(TypedDict):
-    title: str
-    source: str
-    published: str
-    url: str
-    summary: str
-
-
-class NewsResult(TypedDict):
-    articles: list[Article]
-    credits_left: int
-
-
-class Page(TypedDict):
-    url: str
-    title: str
-    text: str
-    truncated: bool
-    next_start: int | None
-    total_chars: int
-    credits_left: int
-
-
 Query = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=200),
                   Field(description="Search words, 2-200 characters, e.g. 'kettle recall'.")]
 Count = Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")]
@@ -234,7 +199,7 @@ def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPS
     tool = described(mcp)
 
     @tool(annotations=WEB)
-    async def search(query: Query, n: Count = 5) -> SearchResult:
+    async def search(query: Query, n: Count = 5) -> dict[str, Any]:
         """Search the public web. Returns title, URL and a short snippet per result.
         Use it for facts outside the shop's own documents (consumer law, carriers, product news).
         For recent events prefer `news`; to read a result in full use `read_page`. Costs 1 credit."""
@@ -243,7 +208,7 @@ def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPS
     @tool(annotations=WEB)
     async def news(query: Query, n: Count = 5,
                    days: Annotated[int, Field(ge=1, le=30, description="Only articles from the last N days.")] = 7,
-                   ) -> NewsResult:
+                   ) -> dict[str, Any]:
         """Recent news articles (newest first): title, source, date, URL and a one-line summary.
         Use it for current events such as strikes, recalls or delays; for background use `search`.
         Costs 1 credit."""
@@ -254,7 +219,7 @@ def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPS
                         start: Annotated[int, Field(ge=0, description="Character offset to read from; "
                                                     "pass the previous answer's next_start to continue.")] = 0,
                         max_chars: Annotated[int, Field(ge=200, le=8000, description="Read at most this "
-                                                        "many characters.")] = 2000) -> Page:
+                                                        "many characters.")] = 2000) -> dict[str, Any]:
         """Read the text of one web page, at most `max_chars` characters from `start`.
         If `truncated` is true, call again with `start=next_start` only if you need more.
         Use URLs from `search` or `news` results. Costs 1 credit per call."""

@@ -1,0 +1,149 @@
+"""The document server, in memory through the SDK's Client (lexical search: no model to load)."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from course.servers.docs import build_server
+from course.store import ShopStore
+
+pytestmark = pytest.mark.anyio
+
+READ_TOOLS = {"search_docs", "read_section", "list_documents", "get_order_record"}
+WRITE_TOOLS = {"create_ticket", "issue_refund", "cancel_order"}
+
+
+@pytest.fixture
+def store_path(tmp_path):
+    return tmp_path / "shop.json"
+
+
+@pytest.fixture
+def server(store_path):
+    return build_server(store_path=store_path, embedder="lexical")
+
+
+async def call(server, name: str, **arguments):
+    async with Client(server) as client:
+        return await client.call_tool(name, arguments)
+
+
+def text(result) -> str:
+    return result.content[0].text if result.content else ""
+
+
+async def test_reading_tools_are_read_only_and_writing_tools_destructive(server):
+    async with Client(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == READ_TOOLS | WRITE_TOOLS
+    for name in READ_TOOLS:
+        assert tools[name].annotations.read_only_hint is True, name
+    for name in WRITE_TOOLS:
+        assert tools[name].annotations.read_only_hint is False and tools[name].annotations.destructive_hint, name
+
+
+async def test_the_input_schema_carries_the_constraints_of_the_signatures(server):
+    async with Client(server) as client:
+        tools = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+    k = tools["search_docs"]["properties"]["k"]
+    assert (k["minimum"], k["maximum"], k["default"]) == (1, 5, 3) and k["description"]
+    assert tools["search_docs"]["required"] == ["query"]
+    refund = tools["issue_refund"]
+    assert refund["title"] == "issue_refundArguments"
+    assert refund["properties"]["order_id"]["pattern"] == r"^A\d{4}$"
+    assert refund["properties"]["amount"]["exclusiveMinimum"] == 0
+    assert set(refund["required"]) == {"order_id", "amount", "reason"}  # flat, not {"args": {...}}
+
+
+async def test_descriptions_say_when_to_use_each_tool_without_docstring_indentation(server):
+    async with Client(server) as client:
+        tools = {t.name: t.description for t in (await client.list_tools()).tools}
+    assert "read_section" in tools["search_docs"] and "search" in tools["read_section"]
+    assert all(not line.startswith(" ") for d in tools.values() for line in d.splitlines()), tools
+
+
+async def test_search_docs_finds_the_refund_time_limit(server):
+    result = await call(server, "search_docs", query="how many days do I have to ask for a refund", k=2)
+    hits = result.structured_content["hits"]
+    assert not result.is_error and len(hits) == 2
+    assert (hits[0]["document"], hits[0]["section"]) == ("refunds", "Time limits")
+
+
+async def test_read_section_returns_the_full_text_and_how_to_cite_it(server):
+    result = await call(server, "read_section", document="refunds", section="time limits")
+    section = result.structured_content
+    assert section["cite_as"] == "refunds › Time limits" and "30 days" in section["text"]
+
+
+async def test_list_documents_lists_every_policy_file(server):
+    from course import paths
+
+    result = await call(server, "list_documents")
+    names = {d["document"] for d in result.structured_content["documents"]}
+    assert names == {p.stem for p in paths.DATA.glob("*.md")}
+
+
+@pytest.mark.parametrize("arguments, advice", [
+    ({"document": "../secrets", "section": "x"}, "not a file path"),
+    ({"document": "nope", "section": "x"}, "Documents: "),
+    ({"document": "refunds", "section": "Nope"}, "Its sections: "),
+])
+async def test_a_bad_name_is_a_tool_error_that_says_what_to_use_instead(server, arguments, advice):
+    result = await call(server, "read_section", **arguments)
+    assert result.is_error and text(result).startswith("Error executing tool read_section: ") and advice in text(result)
+
+
+@pytest.mark.parametrize("arguments", [{"query": "refund", "k": 9}, {"query": ""}, {"k": 2}])
+async def test_arguments_outside_the_schema_are_rejected_with_the_validation_message(server, arguments):
+    result = await call(server, "search_docs", **arguments)
+    assert result.is_error and "validation error for search_docsArguments" in text(result)
+
+
+async def test_an_unknown_tool_is_reported_by_name(server):
+    result = await call(server, "delete_everything")
+    assert result.is_error and "Unknown tool: delete_everything" in text(result)
+
+
+async def test_a_write_tool_changes_the_store(server, store_path):
+    result = await call(server, "issue_refund", order_id="A1001", amount=10, reason="Kettle arrived dented")
+    assert not result.is_error and result.structured_content["refund_id"] == "R-0001"
+    assert ShopStore(store_path).refunded("A1001") == 10.0
+
+
+async def test_a_refused_write_explains_why_and_changes_nothing(server, store_path):
+    too_much = await call(server, "issue_refund", order_id="A1001", amount=500, reason="Kettle arrived dented")
+    shipped = await call(server, "cancel_order", order_id="A1001", reason="Changed my mind")
+    assert too_much.is_error and "at most 49.00 is left" in text(too_much)
+    assert shipped.is_error and "Offer a return or a refund instead" in text(shipped)
+    assert ShopStore(store_path).refunds() == [] and ShopStore(store_path).order("A1001")["status"] == "shipped"
+
+
+async def test_a_bad_order_number_never_reaches_the_store(server, store_path, monkeypatch):
+    reached = []
+    monkeypatch.setattr(ShopStore, "create_ticket", lambda self, *a: reached.append(a))
+    result = await call(server, "create_ticket", order_id="1001", subject="Broken", message="It arrived broken")
+    assert result.is_error and "order_id" in text(result) and reached == []
+
+
+async def test_a_crash_in_a_tool_tells_the_model_nothing_about_its_internals(store_path, monkeypatch):
+    def crash(self, *args):
+        raise RuntimeError("database password is hunter2")
+
+    monkeypatch.setattr(ShopStore, "cancel_order", crash)
+    result = await call(build_server(store_path=store_path, embedder="lexical"), "cancel_order",
+                        order_id="A1003", reason="Customer asked")
+    assert result.is_error and text(result) == "Error executing tool cancel_order"
+
+
+async def test_a_missing_document_folder_is_reported_to_the_model(tmp_path):
+    server = build_server(tmp_path / "missing", store_path=tmp_path / "shop.json", embedder="lexical")
+    result = await call(server, "search_docs", query="refund")
+    assert result.is_error and "documents are unavailable" in text(result) and "do not retry" in text(result)
+
+
+async def test_two_clients_at_once_share_one_server(server):
+    async with Client(server) as first, Client(server) as second:
+        a = await first.call_tool("search_docs", {"query": "warranty"})
+        b = await second.call_tool("search_docs", {"query": "warranty"})
+    assert a.structured_content == b.structured_content and not a.is_error
