@@ -111,3 +111,36 @@ def test_the_toolbox_runs_a_search_then_a_read_as_a_model_would(tools):
 def test_bad_calls_through_the_toolbox_become_error_text(tools, name, arguments, message):
     reply = tools.toolbox().execute(name, arguments)
     assert reply.startswith("Error:") and message in reply
+
+
+# -- the offline story (course/stories/lesson3.py) through the lesson 2 agent loop --------------
+def run_story(tools, question, toolbox=None):
+    from course.agent import Limits, run_agent
+    from course.scripted import ScriptedModel
+    from course.stories.lesson3 import document_search
+
+    box = toolbox or tools.toolbox()
+    fake = ScriptedModel(document_search)
+    return run_agent(fake.client(max_retries=0), "m", question, tools=box.definitions(), execute=box.execute,
+                     limits=Limits(max_steps=4))
+
+
+def test_the_story_searches_reads_the_top_hit_and_cites_it(tools):
+    result = run_story(tools, "Where do I read how long refunds take?")
+    calls = [c for step in result.trace for c in step.tool_calls]
+    assert [c.split("(")[0] for c in calls] == ["search_docs", "read_section"]
+    top = tools.search_docs("Where do I read how long refunds take?", 3)[0]
+    assert f'"document": "{top["document"]}"' in calls[1]
+    assert result.stop_reason == "done" and f"(Source: {top['document']} › {top['section']})" in result.answer
+
+
+def test_the_story_admits_when_the_documents_have_nothing(tmp_path):
+    (tmp_path / "mugs.md").write_text("# Mugs\n## Washing\nDishwasher safe.\n")
+    doctools = DocTools(DocIndex(tmp_path, embedder="lexical"))
+
+    class Nothing(DocTools):
+        def search_docs(self, query, k=3):
+            return []
+
+    result = run_story(doctools, "Do you sell bicycles?", Nothing(doctools.index).toolbox())
+    assert "could not find anything" in result.answer and result.steps == 2
