@@ -203,6 +203,12 @@ def validate_request(body: dict) -> None:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise APIRejection("'messages' must be a non-empty array of messages.", "messages")
+    if "tools" in body and not body["tools"]:
+        raise APIRejection("Invalid 'tools': empty array. Expected an array with minimum length 1, but got "
+                           "an empty array instead.", "tools")
+    if "tool_choice" in body and not body.get("tools"):
+        raise APIRejection("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
+                           "specified.", "tool_choice")
     for i, tool in enumerate(body.get("tools") or []):
         fn = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(fn, dict):

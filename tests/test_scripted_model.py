@@ -132,3 +132,11 @@ def test_served_timeout_stalls_until_the_client_gives_up():
         client = openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0, timeout=0.1)
         with pytest.raises(openai.APITimeoutError):
             client.chat.completions.create(model="m", messages=USER)
+
+
+def test_an_empty_tools_array_and_tool_choice_without_tools_are_rejected():
+    client = ScriptedModel(["x", "y"]).client()
+    with pytest.raises(openai.BadRequestError, match="empty array"):
+        client.chat.completions.create(model="m", messages=USER, tools=[])
+    with pytest.raises(openai.BadRequestError, match="only allowed when 'tools'"):
+        client.chat.completions.create(model="m", messages=USER, tool_choice="none")
