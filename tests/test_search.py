@@ -243,3 +243,21 @@ def test_evaluate_counts_a_hit_at_one_and_at_three():
                                                                    "also": ["b"]}]
     assert evaluate(Index(), questions) == {"hit@1": 0.25, "hit@3": 0.75, "misses": ["'q3' -> d › a"]}
     assert evaluate(Index(), questions, strict=True)["hit@3"] == 0.5
+
+
+def test_a_model_that_fails_at_query_time_switches_the_index_to_lexical(folder, tmp_path, capsys):
+    class FailsLater(CountingEmbedder):
+        def encode(self, texts):
+            if self.calls:
+                raise ModelUnavailable("the model went away")
+            return super().encode(texts)
+
+    index = DocIndex(folder, cache_dir=tmp_path / "cache", embedder=FailsLater())
+    assert index.search("pull the cable")[0].heading == "Cables" and index.mode == "lexical"
+    assert "the model went away" in capsys.readouterr().err
+
+
+def test_the_heat_map_is_darkest_where_the_score_is_highest():
+    html = search.heatmap(["q1", "q2"], ["a", "b"], np.array([[0.9, 0.1], [0.2, 0.5]]))
+    assert html.count("<tr>") == 3 and "rgb(55, 135, 255)" in html.split("0.90")[0].rsplit("<td", 1)[1]
+    assert "rgb(255, 255, 255)" in html.split("0.10")[0].rsplit("<td", 1)[1]
