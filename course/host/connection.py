@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import tempfile
 from typing import Any
 
@@ -132,7 +133,7 @@ class Connection:
         return data.decode("utf-8", "replace")
 
     def _explain(self, exc: BaseException, during: str) -> ServerError:
-        self.seen.stderr = self.stderr_tail()
+        self.seen.stderr = self.stderr_tail().replace(sys.executable, "python")  # shorter, same on every machine
         where = self.spec.url if isinstance(self.spec, Http) else self.spec.describe()
         return explain(exc, self.name, where, self.seen, during=during)
 

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -155,8 +156,8 @@ class McpHost:
     # -- closing ------------------------------------------------------------------------------------
     async def close(self) -> None:
         """Close every connection (and stop every stdio child)."""
-        for connection in list(self.connections.values()):
-            await connection.close()
+        # All at once: each stdio child takes a moment to exit after its stdin closes.
+        await asyncio.gather(*(connection.close() for connection in self.connections.values()))
         self.connections.clear()
 
     async def disconnect(self, server: str) -> None:
