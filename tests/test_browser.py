@@ -1,0 +1,262 @@
+"""Approve / Reject in a real browser: JupyterLab on 127.0.0.1, Debian's chromium driven by Playwright.
+
+The test writes a small notebook that asks twice through `choose_approver()` (which picks the
+buttons in a kernel when CI and COURSE_APPROVER are unset), runs it in JupyterLab, clicks
+Approve on the first prompt and Reject on the second, then checks what the notebook shows and
+what the store file contains. Playwright never downloads a browser: it drives the system's
+chromium (`apt-get install chromium`; `.ci/run` does it). Without chromium the test is skipped,
+except in CI, where it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.store import ShopStore
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+WAIT_MS = 60_000  # a cold kernel on a busy 2-core machine can take a while
+
+SETUP = """\
+from course.approval import choose_approver, guarded
+from course.permissions import DecisionLog, Policy
+from course.store import ShopStore
+from course.tools import Toolbox
+
+store = ShopStore({store!r})
+store.reset()
+toolbox = Toolbox(*store.write_tools())
+log = DecisionLog()
+approve = choose_approver(timeout=120)
+execute = guarded(toolbox.execute, policy=Policy.for_tools(toolbox.tools.values()), approver=approve, log=log)
+print("approver:", type(approve).__name__)
+"""
+
+ASK_TWICE = """\
+first = await execute("issue_refund", '{"order_id": "A1001", "amount": 49, "reason": "Arrived broken."}')
+second = await execute("cancel_order", '{"order_id": "A1003", "reason": "Ordered twice."}')
+print("first:", first)
+print("second:", second)
+"""
+
+REPORT = """\
+print("decisions:", " ".join(e.decision for e in log))
+print("A1003 is " + store.order("A1003")["status"] + ",", "refunded for A1001:", store.refunded("A1001"))
+"""
+
+
+def flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def unavailable(reason: str) -> None:
+    if flag("CI"):
+        pytest.fail(f"{reason} CI must run the browser test: .ci/run installs chromium with apt.")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    path = shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+    if path is None:
+        unavailable("Debian's chromium is not installed (`apt-get install chromium`); "
+                    "the browser test drives it with Playwright and never downloads a browser.")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        unavailable("playwright is not installed (`make setup` installs it).")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children(pid: int) -> list[int]:
+    """Processes whose parent is `pid` (kernels run in their own session, so not in our process group)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+class Lab:
+    """A throw-away JupyterLab server: its own config, data, runtime and IPython folders."""
+
+    def __init__(self, root: Path, home: Path):
+        self.root, self.port, self.token = root, free_port(), secrets.token_hex(16)
+        home.mkdir(parents=True, exist_ok=True)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("CI", "COURSE_APPROVER", "COURSE_HEADLESS", "PYTEST_CURRENT_TEST")}
+        for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
+                         ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython")]:
+            env[var] = str(home / sub)
+        self.env = env
+        self.log = home / "jupyterlab.log"
+        self.process: subprocess.Popen | None = None
+        self.kernels: set[int] = set()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def api(self, path: str, method: str = "GET") -> tuple[int, bytes]:
+        request = urllib.request.Request(self.url + path, method=method,
+                                         headers={"Authorization": f"token {self.token}"})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    def start(self) -> None:
+        with open(self.log, "wb") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ip=127.0.0.1",
+                 f"--port={self.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
+                 f"--ServerApp.root_dir={self.root}", "--LabApp.news_url=None"],
+                env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"JupyterLab exited with {self.process.returncode}:\n{self.tail()}")
+            try:
+                if self.api("/api/status")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"JupyterLab did not answer on {self.url} within 60 s:\n{self.tail()}")
+
+    def tail(self, lines: int = 30) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:]) if self.log.exists() else ""
+
+    def stop(self) -> None:
+        """Shut the kernels and the server down; kill whatever is left, by pid."""
+        if self.process is None:
+            return
+        self.kernels |= set(children(self.process.pid))
+        try:
+            status, body = self.api("/api/kernels")
+            for kernel in json.loads(body) if status == 200 else []:
+                self.api(f"/api/kernels/{kernel['id']}", "DELETE")
+            self.api("/api/shutdown", "POST")
+            self.process.wait(10)
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            pass
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)  # the server and anything in its group
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(5)
+        for pid in self.kernels:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def write_notebook(path: Path, store: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(SETUP.format(store=str(store))),
+                nbformat.v4.new_code_cell(ASK_TWICE), nbformat.v4.new_code_cell(REPORT)]
+    nb.metadata["kernelspec"] = {"name": "course", "display_name": "Python (course)", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def course_kernel_installed(env: dict) -> bool:
+    done = subprocess.run([sys.executable, "-m", "jupyter", "kernelspec", "list", "--json"], env=env,
+                          capture_output=True, text=True, timeout=30)
+    return done.returncode == 0 and "course" in json.loads(done.stdout).get("kernelspecs", {})
+
+
+def test_approve_then_reject_in_jupyterlab_changes_the_store_only_for_the_approved_call(chromium, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    root, home = tmp_path / "lab", tmp_path / "home"
+    root.mkdir()
+    store_path = tmp_path / "shop.json"
+    write_notebook(root / "approval.ipynb", store_path)
+    lab = Lab(root, home)
+    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
+    lab.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch_persistent_context(
+                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+            try:
+                page = browser.pages[0] if browser.pages else browser.new_page()
+                page.set_default_timeout(WAIT_MS)
+                # A fresh workspace: restoring an old one can open a "Select Kernel" dialog.
+                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/approval.ipynb"
+                          f"?reset&token={lab.token}")
+                # The kernel is up and connected (running earlier opens a "Select Kernel" dialog).
+                expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
+                expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(3, timeout=WAIT_MS)
+                lab.kernels |= set(children(lab.process.pid))
+                dismiss_news(page)
+                page.get_by_role("menuitem", name="Run", exact=True).click()
+                page.locator('li[data-command="runmenu:run-all"]').click()
+
+                expect(page.get_by_text("approver: WidgetApprover")).to_be_visible(timeout=WAIT_MS)
+                page.get_by_role("button", name="Approve", disabled=False).click()
+                expect(page.get_by_text("approved", exact=True)).to_be_visible(timeout=WAIT_MS)
+                # The second prompt appears only after the first is answered.
+                page.get_by_role("button", name="Reject", disabled=False).click()
+                expect(page.get_by_text("rejected", exact=True)).to_be_visible(timeout=WAIT_MS)
+
+                expect(page.get_by_text("second: cancel_order was not run: the user rejected this action; "
+                                        "do not retry without a new request.")).to_be_visible(timeout=WAIT_MS)
+                expect(page.get_by_text("decisions: approved rejected")).to_be_visible(timeout=WAIT_MS)
+                expect(page.get_by_text("A1003 is processing, refunded for A1001: 49.0")).to_be_visible(
+                    timeout=WAIT_MS)
+                assert page.get_by_role("button", name="Approve", disabled=False).count() == 0
+                assert page.get_by_role("button", name="Reject", disabled=False).count() == 0
+            finally:
+                browser.close()
+        store = ShopStore(store_path)
+        assert [(r["order_id"], r["amount"]) for r in store.refunds()] == [("A1001", 49.0)]
+        assert store.order("A1003")["status"] == "processing"
+    finally:
+        lab.stop()
+    assert lab.process.poll() is not None, "JupyterLab is still running"
+    assert lab.kernels and not [pid for pid in lab.kernels if alive(pid)], "a kernel outlived the test"
+
+
+def dismiss_news(page) -> None:
+    """JupyterLab may ask whether to fetch its news; the toast can cover buttons."""
+    no = page.get_by_role("button", name="No", exact=True)
+    if no.count():
+        no.first.click()
