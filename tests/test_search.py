@@ -149,8 +149,9 @@ def test_lexical_search_finds_shared_words_and_says_it_is_in_use(folder):
     assert index.search("pulling cables")[0].heading == "Cables"  # the stemmer matches pull/pulling
 
 
-def test_bm25_gives_nothing_to_a_query_without_known_words():
+def test_bm25_gives_nothing_to_a_query_without_known_words(folder):
     assert not BM25(["kettle descaling", "mug washing"]).scores("bicycle").any()
+    assert DocIndex(folder, embedder="lexical").search("bicycles", k=3) == []
 
 
 def test_auto_falls_back_to_lexical_and_says_what_to_install(folder, tmp_path, monkeypatch, capsys):
