@@ -100,11 +100,14 @@ def shop_url():
         yield url
 
 
-async def test_http_with_the_token_lists_and_calls(shop_url):
-    async with quiet_host() as host:
-        await host.connect("shop", http(shop_url, token=TOKEN), allow={"lookup"})
+async def test_http_with_the_token_lists_calls_and_times_out(shop_url):
+    async with quiet_host(timeout=0.5) as host:
+        await host.connect("shop", http(shop_url, token=TOKEN), allow={"lookup", "slow"})
         reply = await host.execute("lookup", '{"order_id": "A1004"}')
-    assert reply == "Order A1004 has shipped."
+        slow = await host.execute("slow", '{"seconds": 5}')
+        after = await host.execute("lookup", '{"order_id": "A1001"}')
+    assert reply == "Order A1004 has shipped." and after == "Order A1001 has shipped."
+    assert "did not answer within 0.5 s" in slow
 
 
 async def test_http_without_the_token_says_a_token_is_needed(shop_url):

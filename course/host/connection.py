@@ -50,6 +50,7 @@ class Connection:
         self.client: Client | None = None
         self.seen = Observed()
         self.failure: ServerError | None = None
+        self.noise_reported = 0  # how many stdout_noise lines the host has shown
         self._stderr: Any = None
         self._http: httpx2.AsyncClient | None = None
         self._closing = asyncio.Event()

@@ -87,9 +87,17 @@ class McpHost:
         self._offer()
         if not self.quiet:
             print(self.describe(name))
-            for line in connection.seen.stdout_noise[:3]:
-                print(f"  warning: {name} wrote to stdout, which is reserved for MCP messages: {line[:120]!r}")
+        self._warn_about_stdout(connection)
         return connection
+
+    def _warn_about_stdout(self, connection: Connection) -> None:
+        """Name the lines a stdio server wrote to stdout that are not MCP messages (each line once)."""
+        noise = connection.seen.stdout_noise
+        if not self.quiet:
+            for line in noise[connection.noise_reported:connection.noise_reported + 3]:
+                print(f"  warning: {connection.name} wrote to stdout, which is reserved for MCP messages: "
+                      f"{line[:120]!r} (a server should log to stderr)")
+        connection.noise_reported = len(noise)
 
     def _offer(self) -> None:
         """Recompute what the model sees: allowlisted tools, with clashing names prefixed."""
@@ -147,6 +155,7 @@ class McpHost:
             if connection.failure is not None and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
             return self._record(Outcome(name, _unavailable(e), True, by="host"))
+        self._warn_about_stdout(connection)
         return self._record(Outcome(name, result_text(result), bool(result.is_error)))
 
     def _record(self, outcome: Outcome) -> str:
