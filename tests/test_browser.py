@@ -28,8 +28,6 @@ import pytest
 
 from course.store import ShopStore
 
-pytestmark = pytest.mark.browser
-
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 WAIT_MS = 60_000  # a cold kernel on a busy 2-core machine can take a while
@@ -72,9 +70,13 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    path = shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+def find_chromium() -> str | None:
+    return shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+
+
+def require_browser() -> str:
+    """The chromium binary; skip without one, except in CI, where a missing browser fails."""
+    path = find_chromium()
     if path is None:
         unavailable("Debian's chromium is not installed (`apt-get install chromium`); "
                     "the browser test drives it with Playwright and never downloads a browser.")
@@ -202,7 +204,17 @@ def course_kernel_installed(env: dict) -> bool:
     return done.returncode == 0 and "course" in json.loads(done.stdout).get("kernelspecs", {})
 
 
-def test_approve_then_reject_in_jupyterlab_changes_the_store_only_for_the_approved_call(chromium, tmp_path):
+@pytest.mark.parametrize("ci, outcome", [("", pytest.skip.Exception), ("true", pytest.fail.Exception)])
+def test_a_missing_browser_is_skipped_locally_but_fails_in_ci(monkeypatch, ci, outcome):
+    monkeypatch.setattr(sys.modules[__name__], "find_chromium", lambda: None)
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="chromium is not installed"):
+        require_browser()
+
+
+@pytest.mark.browser
+def test_approve_then_reject_in_jupyterlab_changes_the_store_only_for_the_approved_call(tmp_path):
+    chromium = require_browser()
     from playwright.sync_api import expect, sync_playwright
 
     root, home = tmp_path / "lab", tmp_path / "home"
