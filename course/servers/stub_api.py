@@ -57,7 +57,8 @@ PAGES = [
              "days longer than usual until December 24. Tracking updates may lag behind the parcel by a day."},
     {"url": "https://carriers.example.com/dpd/tracking-help", "title": "DPD tracking explained",
      "text": "A DPD tracking number has 14 digits. 'In transit' means the parcel left the depot; 'out for "
-             "delivery' means it arrives today. If tracking has not changed for five working days, contact the sender."},
+             "delivery' means it arrives today. If tracking has not changed for five working days, "
+             "contact the sender."},
     {"url": "https://kitchen.example.net/reviews/best-kettles-2026", "title": "The best electric kettles of 2026",
      "text": "We boiled 400 litres in twelve kettles. The best models boil a litre in under three minutes, "
              "switch off reliably and have a limescale filter that is easy to remove and rinse."},
@@ -76,8 +77,8 @@ ARTICLES = [
      "summary": "The KT-200 kettle may not switch off after boiling. Owners should stop using it and ask for a refund.",
      "tags": "kettle recall refund"},
     {"title": "EU agrees on a common charger for kitchen appliances", "source": "Tech Brief", "published": "2026-10-30",
-     "url": "https://news.example.com/2026/10/30/common-charger", "summary": "Cordless appliances must use USB-C by 2028.",
-     "tags": "eu kettle appliances"},
+     "url": "https://news.example.com/2026/10/30/common-charger",
+     "summary": "Cordless appliances must use USB-C by 2028.", "tags": "eu kettle appliances"},
     {"title": "Online returns hit a record after Black Friday", "source": "Retail Today", "published": "2026-11-19",
      "url": "https://news.example.com/2026/11/19/returns-record",
      "summary": "Shops report a third more returns than last year; most are clothing and small appliances.",
@@ -224,7 +225,8 @@ class StubAPI:
             if page.get("login"):
                 return 403, {"error": "blocked", "reason": "login_required", "message": "The page needs a login."}
             if page.get("private"):
-                return 403, {"error": "blocked", "reason": "private_address", "message": "Resolves to a private address."}
+                return 403, {"error": "blocked", "reason": "private_address",
+                             "message": "Resolves to a private address."}
             return 200, {**page, "html": f"<html><body>{page['text']}</body></html>", "status": 200,
                          "fetched_at": "2026-11-20T06:00:00Z", "links": [p["url"] for p in PAGES[:3]]}
         return 404, {"error": "not_found", "message": f"No endpoint {path}."}

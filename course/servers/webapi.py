@@ -191,7 +191,8 @@ WEB = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint
 
 
 def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPServer:
-    """The web tools as an MCP server. `api` holds the budget: one `WebAPI` per session."""
+    """The web tools as an MCP server. `api` holds the budget. Over stdio every client starts its own
+    server process, so the budget is per session; over HTTP all clients of one process share it."""
     api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
     mcp = MCPServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
                     "from a small budget: prefer the shop's own documents when they answer the question.",
