@@ -167,3 +167,10 @@ async def test_a_server_on_the_older_protocol_mcp_1_works_with_the_same_host():
         await host.close()
     assert version == "2025-11-25"
     assert total == "Order A1001 totals 49.00 EUR." and "not run" in cancel
+
+
+async def test_a_stdio_program_that_never_answers_the_handshake_times_out_with_a_hint():
+    silent = stdio_command(sys.executable, "-c", "import time; time.sleep(30)")
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("silent", silent, allow=set(), read_timeout=0.5)
+    assert "did not answer the MCP handshake in time" in str(caught.value)

@@ -62,8 +62,9 @@ class Connection:
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         conn._task = asyncio.create_task(conn._own(ready), name=f"mcp-connection-{name}")
         try:
-            # The SDK's read timeout bounds the handshake; this only guards against a transport that hangs.
-            await asyncio.wait_for(asyncio.shield(ready), read_timeout + 10)
+            # The read timeout bounds the whole handshake too. (The SDK's own probe waits up to 10 s for
+            # a server that never answers before it even tries the older handshake.)
+            await asyncio.wait_for(asyncio.shield(ready), read_timeout)
         except (asyncio.TimeoutError, TimeoutError) as e:
             await conn.close()
             raise conn._explain(e, "connecting") from None
@@ -185,6 +186,8 @@ class Connection:
         """End the connection (a stdio child is asked to exit, then killed if it does not)."""
         self._closing.set()
         if self._task is not None and not self._task.done():
+            if self.client is None:  # still connecting (a hung handshake): nothing to shut down politely
+                self._task.cancel()
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 10)
             except (asyncio.TimeoutError, TimeoutError):

@@ -67,7 +67,11 @@ class McpHost:
     # -- connecting ---------------------------------------------------------------------------------
     async def connect(self, name: str, spec: ServerSpec, *, allow: Iterable[str], timeout: float | None = None,
                       read_timeout: float = 10.0) -> Connection:
-        """Connect to a server, list its tools, and offer the allowlisted ones to the model."""
+        """Connect to a server, list its tools, and offer the allowlisted ones to the model.
+
+        `allow`: the server's tool names the model may see. `timeout`: seconds per tool call on
+        this server (default: the host's). `read_timeout`: seconds for the handshake and listing.
+        """
         if isinstance(allow, str):
             raise TypeError(f"allow= takes tool names, e.g. {{{allow!r}}}, not a single string.")
         if name in self.connections:
