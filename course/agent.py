@@ -21,14 +21,23 @@ Limits, and what is guaranteed:
   the model. So a run stays within `max_tokens` as long as the estimate is not too low:
   exact for the scripted model when replies stay under `reply_tokens`; a real tokenizer can
   count more, and then a run can overshoot by that error (the loop stops as soon as it sees
-  the budget used up).
+  the budget used up). `reply_tokens` is only a guess: the loop does not send the API's
+  `max_completion_tokens`, so nothing cuts a reply off at that size.
 - `max_seconds`: checked between steps; a model call in progress is not interrupted (set the
   client's `timeout=` for that), and the finish call comes on top.
 
+The finish does not trust the server: some ignore `tool_choice="none"` (Ollama does) and
+call tools anyway, or send empty text. Then the loop writes the answer itself, so
+`Result.messages` always ends in a way the API accepts when the conversation goes on.
+With `tools=[]` the request leaves out `tools` and `tool_choice` (the API rejects an empty
+list, and `tool_choice` without tools).
+
 A call with the same tool and arguments as an earlier one (`repeat_key`, default `call_key`)
-is not run; the model is told to change the arguments or answer. A tool that raises becomes
+is not run; the model is told to change the arguments or answer. `repeat_key` must return
+something hashable (the keys are kept in a set), or the run stops with a TypeError saying so. A tool that raises becomes
 an error text for the model. A model call that fails (after the SDK's own retries) ends the
-run with `stop_reason="model_error"` and a readable `error`; it never raises.
+run with `stop_reason="model_error"` and a readable `error`; so does an empty answer. It
+never raises for the model's or the network's faults; only a wrong argument is a TypeError.
 """
 
 from __future__ import annotations
@@ -50,7 +59,11 @@ STOP_REASONS = ("done", "max_steps", "max_tokens", "max_seconds", "model_error")
 
 @dataclass(frozen=True)
 class Limits:
-    """How far one run may go. `reply_tokens` is what the budget keeps free for each reply."""
+    """How far one run may go. `reply_tokens` is what the budget keeps free for each reply.
+
+    `reply_tokens` is an estimate, not a cap: to really cut replies short, the API's
+    `max_completion_tokens` option would have to be sent, which this loop does not do.
+    """
 
     max_steps: int = 8
     max_tokens: int = 20_000
@@ -70,31 +83,36 @@ class Limits:
 
 @dataclass
 class Step:
-    """One model call and the tool calls it asked for (as `name(arguments)`)."""
+    """One answered model call and the tool calls it asked for (as `name(arguments)`)."""
 
     number: int
     tool_calls: list[str]
     tokens: int
     seconds: float
     forced: bool = False  # the controlled finish: tools were switched off for this call
+    empty: bool = False  # the model sent neither text nor a tool call
 
 
 @dataclass
 class Result:
     answer: str
     stop_reason: str  # one of STOP_REASONS
-    steps: int  # model calls made, the finish included
+    steps: int  # answered model calls, the finish included (a call that failed is not counted)
     tokens: int  # sum of the responses' usage.total_tokens
     trace: list[Step]
-    messages: list[dict]  # the whole conversation, the final answer included
-    error: str | None = None  # what went wrong, when a model call failed
+    # The whole conversation. It ends with `answer` as an assistant message (the model's, or the
+    # loop's own when the model could not give one), so it can be continued; after a
+    # "model_error" it ends before the call that failed instead, so that call can be retried.
+    messages: list[dict]
+    error: str | None = None  # what went wrong: a model call failed, or its answer was unusable
     seconds: float = 0.0
 
     def show(self) -> None:
         """Print the trace as a plain-text table, then how the run ended."""
         # Times go last and unpadded, so that notebooks/sanitize.cfg can replace them without
         # leaving a different number of spaces behind.
-        rows = [(s, s.tool_calls or ["-> answer" + (" (tools off)" if s.forced else "")]) for s in self.trace]
+        rows = [(s, s.tool_calls or [("-> empty answer" if s.empty else "-> answer") + (" (tools off)" if s.forced else "")])
+                for s in self.trace]
         width = max([len("tool calls"), *(len(c) for _, calls in rows for c in calls)])
         print(f"{'step':>4}  {'tokens':>6}  {'tool calls':<{width}}  time")
         for s, calls in rows:
@@ -157,9 +175,18 @@ REPEAT_NOTE = ("Not run: you already called {name} with these arguments in this 
 FINISH_NOTE = ("(Note from the application, not from the customer: {why}. Do not call any more tools. Answer the "
                "customer now with what you found so far, and say what you could not check.)")
 
-WHY = {"max_steps": "the assistant has used all {limits.max_steps} tool steps it is allowed",
-       "max_tokens": "the token budget ({limits.max_tokens} tokens) does not allow another step",
-       "max_seconds": "the time limit of {limits.max_seconds} seconds is reached"}
+
+
+def why_stopped(reason: str, limits: Limits) -> str:
+    """The limit that stopped a run, in words (for the model's note and the loop's own answer)."""
+    if reason == "max_steps":
+        n = limits.max_steps
+        return ("the assistant may not use tools here" if n == 0 else
+                "the assistant has used the one tool step it is allowed" if n == 1 else
+                f"the assistant has used all {n} tool steps it is allowed")
+    if reason == "max_tokens":
+        return f"the token budget ({limits.max_tokens} tokens) does not allow another step"
+    return f"the time limit of {limits.max_seconds} seconds is reached"
 
 
 def describe_error(error: BaseException) -> str:
@@ -230,19 +257,26 @@ class Run:
     seen: set = field(default_factory=set)  # repeat keys of the calls that ran
 
     def request(self, **options: Any) -> ModelRequest:
-        return ModelRequest({"model": self.model, "messages": list(self.messages), "tools": self.tools, **options})
+        """The parameters of the next model call. Without tools, `tools` and `tool_choice` are left
+        out: the API rejects an empty tools list, and tool_choice without tools."""
+        params = {"model": self.model, "messages": list(self.messages)}
+        return ModelRequest({**params, "tools": self.tools, **options} if self.tools else params)
 
     def record(self, response: Any, *, forced: bool = False) -> Step:
-        """Count a response's tokens and add its message to the conversation."""
+        """Count a response's tokens in a new step of the trace."""
         step = Step(len(self.trace) + 1, [], used_tokens(response, self.messages, self.tools), 0.0, forced)
         self.trace.append(step)
         self.tokens += step.tokens
-        self.messages.append(response.choices[0].message.model_dump(exclude_none=True))
         return step
 
     def result(self, answer: str, reason: str, error: str | None = None) -> Result:
         return Result(answer, reason, len(self.trace), self.tokens, self.trace, self.messages, error,
                       self.clock() - self.start)
+
+    def answer_for_model(self, answer: str, reason: str, error: str | None = None) -> Result:
+        """End with an answer the loop wrote itself; it joins the conversation as the assistant's."""
+        self.messages.append({"role": "assistant", "content": answer})
+        return self.result(answer, reason, error)
 
 
 def agent_loop(model: str, messages: str | list[dict], *, tools: list[dict], limits: Limits = Limits(),
@@ -263,22 +297,27 @@ def agent_loop(model: str, messages: str | list[dict], *, tools: list[dict], lim
             error = describe_error(response)
             return run.result(f"Sorry, I could not finish: {error}", "model_error", error)
         step = run.record(response)
-        calls = response.choices[0].message.tool_calls
-        if not calls:
+        message = response.choices[0].message
+        if not message.tool_calls:
             step.seconds = clock() - began
-            return run.result(response.choices[0].message.content or "", "done")
+            if not message.content:  # nothing to show the customer: a fault of the model, not an answer
+                step.empty, error = True, empty_answer(response)
+                return run.result(f"Sorry, I could not finish: {error}", "model_error", error)
+            run.messages.append(message.model_dump(exclude_none=True))
+            return run.result(message.content, "done")
+        run.messages.append(message.model_dump(exclude_none=True))
         run.tool_steps += 1
-        yield from run_tool_calls(run, calls, step)
+        yield from run_tool_calls(run, message.tool_calls, step)
         step.seconds = clock() - began
         if run.tokens >= limits.max_tokens:  # the estimate was too low (a real tokenizer): stop right here
-            return run.result(stopped_without_model("max_tokens", run), "max_tokens")
+            return run.answer_for_model(stopped_without_model("max_tokens", run), "max_tokens")
 
 
 def run_tool_calls(run: Run, calls: list[Any], step: Step) -> Generator[ToolRequest, Any, None]:
     """One tool message per call; a call seen before in this run is not run again."""
     for call in calls:
         name, arguments = call.function.name, call.function.arguments
-        key = run.repeat_key(name, arguments)
+        key = checked_key(run.repeat_key, name, arguments)
         if key in run.seen:
             content = REPEAT_NOTE.format(name=name)
             step.tool_calls.append(f"{name}({arguments}) [repeat: not run]")
@@ -292,19 +331,33 @@ def run_tool_calls(run: Run, calls: list[Any], step: Step) -> Generator[ToolRequ
 
 def finish(run: Run, reason: str) -> Generator[ModelRequest, Any, Result]:
     """The controlled finish: one last call, tools still listed but switched off."""
-    note = FINISH_NOTE.format(why=WHY[reason].format(limits=run.limits))
+    note = FINISH_NOTE.format(why=why_stopped(reason, run.limits))
     cost = prompt_estimate(run.messages + [{"role": "user", "content": note}], run.tools) + run.limits.reply_tokens
     if run.tokens + cost > run.limits.max_tokens:  # not even the answer fits: answer without the model
-        return run.result(stopped_without_model(reason, run), reason)
+        also = "" if reason == "max_tokens" else (f", and the token budget ({run.limits.max_tokens} tokens) "
+                                                  "leaves no room for a final answer")
+        return run.answer_for_model(stopped_without_model(reason, run, also), reason)
     run.messages.append({"role": "user", "content": note})
     began = run.clock()
     response = yield run.request(tool_choice="none")
     if isinstance(response, BaseException):
         error = describe_error(response)
-        return run.result(stopped_without_model(reason, run) + f" (The final answer failed: {error})", reason, error)
+        answer = stopped_without_model(reason, run) + f" (The final answer failed: {error})"
+        return run.answer_for_model(answer, reason, error)
     step = run.record(response, forced=True)
     step.seconds = run.clock() - began
-    return run.result(response.choices[0].message.content or "", reason)
+    message = response.choices[0].message
+    if message.tool_calls or not message.content:
+        # Some servers ignore tool_choice="none" (Ollama does). Keeping these calls would leave
+        # the conversation with calls that have no tool message: the API rejects its next request.
+        step.tool_calls = [f"{c.function.name}({c.function.arguments}) [not run: tools were off]"
+                           for c in message.tool_calls or []]
+        step.empty = not message.tool_calls
+        error = ("the model asked for tools although they were switched off (tool_choice='none' ignored)"
+                 if message.tool_calls else empty_answer(response))
+        return run.answer_for_model(stopped_without_model(reason, run), reason, error)
+    run.messages.append(message.model_dump(exclude_none=True))
+    return run.result(message.content, reason)
 
 
 def used_tokens(response: Any, messages: list[dict], tools: list[dict]) -> int:
@@ -320,11 +373,43 @@ def tool_failed(name: str, error: BaseException) -> str:
     return f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}). Do not retry; tell the user."
 
 
-def stopped_without_model(reason: str, run: Run) -> str:
+def stopped_without_model(reason: str, run: Run, also: str = "") -> str:
     """The answer when the model cannot give one: say why, and what was tried."""
-    calls = [c.split("(")[0] for s in run.trace for c in s.tool_calls]
+    calls = [c.split("(")[0] for s in run.trace for c in s.tool_calls if not c.endswith("[not run: tools were off]")]
     tried = f" Tools called so far: {', '.join(dict.fromkeys(calls))}." if calls else ""
-    return f"I had to stop before I could answer: {WHY[reason].format(limits=run.limits)}.{tried}"
+    return f"I had to stop before I could answer: {why_stopped(reason, run.limits)}{also}.{tried}"
+
+
+def empty_answer(response: Any) -> str:
+    why = response.choices[0].finish_reason
+    cut = " (cut off at the length limit)" if why == "length" else ""
+    return f"the model sent an empty answer{cut}, finish_reason={why!r}. Try again, or ask differently."
+
+
+def checked_key(repeat_key: Callable[[str, str], Hashable], name: str, arguments: str) -> Hashable:
+    """repeat_key(name, arguments), or a TypeError that says what is wrong with it."""
+    try:
+        key = repeat_key(name, arguments)
+    except Exception as e:
+        raise ValueError(f"repeat_key failed for {name}({arguments}) with {type(e).__name__}: {e}. It must "
+                         "accept any arguments text the model sends, even text that is not JSON.") from e
+    try:
+        hash(key)
+    except TypeError:
+        raise TypeError(f"repeat_key must return something hashable, like a tuple of strings (the loop keeps "
+                        f"keys in a set); for {name}({arguments}) it returned {key!r}, which contains a "
+                        f"{unhashable_part(key)}.") from None
+    return key
+
+
+def unhashable_part(value: Any) -> str:
+    """The type name of the first unhashable thing inside a value: dict, list, set..."""
+    for part in value if isinstance(value, tuple) else ():
+        try:
+            hash(part)
+        except TypeError:
+            return unhashable_part(part)
+    return type(value).__name__
 
 
 # -- the drivers: the only places that do I/O ------------------------------------------------

@@ -182,6 +182,7 @@ def test_a_step_that_uses_up_the_budget_ends_the_run_at_once():
     result = run_agent(Overcounting(fake), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
                        limits=Limits(max_tokens=600, reply_tokens=0))
     assert result.steps == 1 and result.tokens > 600 and "token budget (600 tokens)" in result.answer
+    assert result.messages[-1] == {"role": "assistant", "content": result.answer} and continues(result.messages)
 
 
 # -- max_seconds -----------------------------------------------------------------------------
@@ -232,7 +233,9 @@ def summary(result: Result):
 
 
 CASES = [(latest_order, Limits()), (restless, Limits(max_steps=3)), (stubborn, Limits()),
-         (thorough, Limits(max_tokens=1500)), ([Fail(429)] * 3, Limits())]
+         (thorough, Limits(max_tokens=1500)), ([Fail(429)] * 3, Limits()),
+         ([call("find_orders", email="mia@example.com"), ""], Limits(max_steps=1)),
+         ([call("find_orders", email="mia@example.com"), ""], Limits())]
 
 
 @pytest.mark.parametrize("script, limits", CASES)
@@ -306,3 +309,98 @@ def test_show_prints_one_row_per_model_call_and_how_the_run_ended(capsys):
     assert lines[1].split()[:3] == ["1", str(result.trace[0].tokens), 'get_order_status({"order_id":']
     assert "-> answer (tools off)" in lines[3] and lines[3].endswith(" ms")
     assert lines[4].startswith(f"stop: max_steps · 3 model calls · {result.tokens} tokens")
+
+
+# -- servers that do not follow the rules, and answers the loop writes itself ---------------------
+class IgnoresToolChoice:
+    """A client for a server that drops tool_choice, as Ollama does (ollama/ollama#8421)."""
+
+    def __init__(self, fake):
+        inner = fake.client(max_retries=0)
+
+        def create(**params):
+            params.pop("tool_choice", None)
+            return inner.chat.completions.create(**params)
+
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=create))
+
+
+def continues(messages):
+    """The API accepts the conversation with one more question (the scripted model validates like it)."""
+    follow_up = messages + [{"role": "user", "content": "Thanks. And my other orders?"}]
+    ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(model="m", messages=follow_up, tools=TOOLS)
+    return True
+
+
+def test_a_server_that_ignores_tool_choice_none_still_gives_an_answer_and_a_conversation_that_can_go_on(capsys):
+    fake, execute = ScriptedModel(restless), Counting()
+    result = run_agent(IgnoresToolChoice(fake), "m", QUESTION, tools=TOOLS, execute=execute,
+                       limits=Limits(max_steps=2))
+    assert result.stop_reason == "max_steps" and len(execute.calls) == 2 and len(fake.requests) == 3
+    assert result.answer.startswith("I had to stop before I could answer: the assistant has used all 2 tool steps")
+    assert "tool_choice='none' ignored" in result.error
+    assert result.messages[-1] == {"role": "assistant", "content": result.answer}
+    assert not any(m.get("tool_calls") for m in result.messages[-2:]) and continues(result.messages)
+    result.show()
+    shown = capsys.readouterr().out
+    assert "[not run: tools were off]" in shown and "-> answer" not in shown
+
+
+def test_an_empty_final_answer_is_replaced_by_the_loops_own():
+    result, fake = run([call("find_orders", email="mia@example.com"), ""], limits=Limits(max_steps=1))
+    assert result.stop_reason == "max_steps" and "empty answer" in result.error and result.trace[-1].empty
+    assert result.answer.startswith("I had to stop before I could answer") and "find_orders" in result.answer
+    assert result.messages[-1] == {"role": "assistant", "content": result.answer} and continues(result.messages)
+
+
+def test_an_empty_answer_is_a_model_error_and_the_conversation_stops_before_it():
+    result, fake = run([call("find_orders", email="mia@example.com"), ""])
+    assert result.stop_reason == "model_error" and "empty answer" in result.error and result.answer != ""
+    assert result.steps == 2 and result.messages[-1]["role"] == "tool"  # run it again from here to retry
+
+
+def test_without_tools_the_request_leaves_out_tools_and_tool_choice():
+    fake = ScriptedModel(["Hello! How can I help?", "Here is what I know."])
+    for limits in (Limits(), Limits(max_steps=0)):  # a normal step, and the controlled finish
+        result = run_agent(fake.client(max_retries=0), "m", "Hi", tools=[], execute=TOOLBOX.execute, limits=limits)
+        assert result.error is None and result.answer in {"Hello! How can I help?", "Here is what I know."}
+    assert [sorted(r) for r in fake.requests] == [["messages", "model"]] * 2
+
+
+def test_an_answer_written_without_the_model_ends_the_conversation():
+    result, fake = run(restless, limits=Limits(max_tokens=200))
+    assert fake.requests == [] and result.messages[-1] == {"role": "assistant", "content": result.answer}
+    assert continues(result.messages)
+
+
+def test_failed_model_calls_are_not_counted_as_steps():
+    result, fake = run([call("find_orders", email="mia@example.com"), Fail(429), Fail(429)], max_retries=1)
+    assert len(fake.requests) == 3 and result.steps == 1 == len(result.trace)
+
+
+def test_a_finish_after_one_tool_step_reads_naturally():
+    result, fake = run(restless, limits=Limits(max_steps=1))
+    assert "used the one tool step it is allowed" in fake.requests[-1]["messages"][-1]["content"]
+    assert "1 tool steps" not in json.dumps(result.messages)
+
+
+def test_when_the_budget_leaves_no_room_for_the_finish_after_max_steps_the_answer_names_both_limits():
+    # The first step needs twice its prompt; the finish, with the tool's result and the note, needs more.
+    budget = 2 * prompt_estimate([{"role": "user", "content": QUESTION}], TOOLS)
+    result, fake = run(restless, limits=Limits(max_steps=1, max_tokens=budget, reply_tokens=0))
+    assert len(fake.requests) == 1 and result.stop_reason == "max_steps" and result.tokens <= budget
+    assert (f"used the one tool step it is allowed, and the token budget ({budget} tokens) leaves no room for a "
+            "final answer") in result.answer
+
+
+def test_a_repeat_key_that_returns_something_unhashable_gets_an_error_that_says_so():
+    with pytest.raises(TypeError, match=r"repeat_key must return something hashable.*contains a dict"):
+        run_agent(ScriptedModel(latest_order).client(), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
+                  repeat_key=lambda name, arguments: (name, json.loads(arguments)))
+
+
+def test_a_repeat_key_that_crashes_on_text_that_is_not_json_gets_an_error_that_says_so():
+    script = [raw_call("get_order_status", '{"order_id": A1001}'), "Sorry."]
+    with pytest.raises(ValueError, match=r"repeat_key failed for get_order_status.*even text that is not JSON"):
+        run_agent(ScriptedModel(script).client(), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
+                  repeat_key=lambda name, arguments: (name, json.dumps(json.loads(arguments))))
