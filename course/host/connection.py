@@ -14,10 +14,12 @@ and text a stdio server wrongly writes to stdout.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import sys
 import tempfile
+import threading
 from typing import Any
 
 import httpx2
@@ -42,6 +44,21 @@ class _DropParseNoise(logging.Filter):
 logging.getLogger("mcp.client.stdio").addFilter(_DropParseNoise())
 
 
+_warming = threading.Lock()
+
+
+def _warm_up_result_validation() -> None:
+    """Import `jsonschema` in the background, once per process.
+
+    The SDK imports it at the first result it validates against a tool's output schema, and
+    that import takes 1-2 s. Started here, it overlaps with the child starting up instead.
+    """
+    if "jsonschema" in sys.modules or not _warming.acquire(blocking=False):
+        return
+    threading.Thread(target=importlib.import_module, args=("jsonschema",), name="import-jsonschema",
+                     daemon=True).start()
+
+
 class Connection:
     """An open connection to one server. Create with `await Connection.open(name, spec)`."""
 
@@ -58,6 +75,7 @@ class Connection:
 
     @classmethod
     async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
+        _warm_up_result_validation()
         conn = cls(name, spec, read_timeout=read_timeout)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         conn._task = asyncio.create_task(conn._own(ready), name=f"mcp-connection-{name}")
