@@ -1,8 +1,8 @@
 # EXERCISE l2-wall-clock
 def ask_until(client, model, question, toolbox, max_seconds):
-    start = time.monotonic()
+    start = time.perf_counter()
     messages = [{"role": "user", "content": question}]
-    while time.monotonic() - start < max_seconds:
+    while time.perf_counter() - start < max_seconds:
         response = client.chat.completions.create(model=model, messages=messages, tools=toolbox.definitions())
         message = response.choices[0].message
         if not message.tool_calls:
