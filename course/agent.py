@@ -34,10 +34,12 @@ list, and `tool_choice` without tools).
 
 A call with the same tool and arguments as an earlier one (`repeat_key`, default `call_key`)
 is not run; the model is told to change the arguments or answer. `repeat_key` must return
-something hashable (the keys are kept in a set), or the run stops with a TypeError saying so. A tool that raises becomes
-an error text for the model. A model call that fails (after the SDK's own retries) ends the
-run with `stop_reason="model_error"` and a readable `error`; so does an empty answer. It
-never raises for the model's or the network's faults; only a wrong argument is a TypeError.
+something hashable (the keys are kept in a set) and accept any text; otherwise the run stops
+with an error that says so. A tool that raises becomes an error text for the model.
+
+A model call that fails (after the SDK's own retries) ends the run with
+`stop_reason="model_error"` and a readable `error`; so does an empty answer. The model's and
+the network's faults never raise; wrong arguments do, with what to pass instead.
 """
 
 from __future__ import annotations
@@ -111,8 +113,8 @@ class Result:
         """Print the trace as a plain-text table, then how the run ended."""
         # Times go last and unpadded, so that notebooks/sanitize.cfg can replace them without
         # leaving a different number of spaces behind.
-        rows = [(s, s.tool_calls or [("-> empty answer" if s.empty else "-> answer") + (" (tools off)" if s.forced else "")])
-                for s in self.trace]
+        rows = [(s, s.tool_calls or [("-> empty answer" if s.empty else "-> answer")
+                                     + (" (tools off)" if s.forced else "")]) for s in self.trace]
         width = max([len("tool calls"), *(len(c) for _, calls in rows for c in calls)])
         print(f"{'step':>4}  {'tokens':>6}  {'tool calls':<{width}}  time")
         for s, calls in rows:
