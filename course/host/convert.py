@@ -41,6 +41,9 @@ class Outcome:
 
 def result_text(result: types.CallToolResult) -> str:
     """All of a result's content as text; a failed call always starts with "Error"."""
+    content = result.content
+    if len(content) == 1 and not result.is_error and isinstance(content[0], types.TextContent):
+        return content[0].text or "(the tool returned nothing)"  # the common case, kept fast
     parts = [_part_text(p) for p in result.content]
     text = "\n".join(p for p in parts if p)
     if not text and result.structured_content is not None:

@@ -14,10 +14,10 @@ from mcp.types import ToolAnnotations
 server = MCPServer("env-names", log_level="WARNING")
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=True))
-def environment_names() -> list[str]:
-    """The names of the environment variables this server process sees, sorted."""
-    return sorted(os.environ)
+@server.tool(annotations=ToolAnnotations(read_only_hint=True), structured_output=False)
+def environment_names() -> str:
+    """The names of the environment variables this server process sees, sorted, one per line."""
+    return "\n".join(sorted(os.environ))
 
 
 if __name__ == "__main__":
