@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 READY  := $(VENV)/.ready
+MCP1   := $(VENV)/mcp1/.ready
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 # Tests never use a real model or a key, whatever the shell has set.
 OFFLINE := env -u OPENAI_API_KEY -u OPENAI_BASE_URL COURSE_BACKEND=scripted
@@ -20,11 +21,17 @@ $(READY): pyproject.toml requirements.lock
 	$(PY) -m ipykernel install --sys-prefix --name course --display-name "Python (course)" >/dev/null
 	touch $@
 
+# mcp 1.x cannot share a venv with mcp 2: a separate one for lesson 6's older-protocol interop test.
+$(MCP1): $(READY)
+	test -x $(VENV)/mcp1/bin/python || $(PY) -m venv $(VENV)/mcp1
+	$(VENV)/mcp1/bin/pip install --quiet --disable-pip-version-check mcp==1.30.0
+	touch $@
+
 lab: setup
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
 		notebooks/01_tool_calling.ipynb
 
-test: setup
+test: setup $(MCP1)
 	$(OFFLINE) $(PY) -m pytest tests notebooks --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
 

@@ -94,13 +94,13 @@ class DocTools:
                  "Search Northwind Goods' policy documents (refunds, returns, shipping, warranty, payments, "
                  "privacy, ...) by meaning. Returns the best sections with a short excerpt. Use it before "
                  "answering any question about the shop's rules, then read the best section.",
-                 SearchDocs, lambda a: self.search_docs(a.query, a.k)),
+                 SearchDocs, lambda a: self.search_docs(a.query, a.k), risk="read"),
             Tool("read_section",
                  "Read one section of a policy document in full, by the document and section names that "
                  "search_docs or list_documents returned. Cite it in your answer as 'document › section'.",
-                 ReadSection, lambda a: self.read_section(a.document, a.section)),
+                 ReadSection, lambda a: self.read_section(a.document, a.section), risk="read"),
             Tool("list_documents",
                  "List every policy document with its title and section names. Use it when a search "
                  "finds nothing useful, or to see what the shop has written down.",
-                 ListDocuments, lambda a: self.list_documents()),
+                 ListDocuments, lambda a: self.list_documents(), risk="read"),
         )

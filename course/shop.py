@@ -49,7 +49,7 @@ class CustomerLookup(BaseModel):
     email: Annotated[str, Field(pattern=r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", description="The customer's email")]
 
 
-@tool(OrderLookup)
+@tool(OrderLookup, risk="read")
 def get_order_status(args: OrderLookup) -> dict:
     """Look up one order by its number: status, items, total, carrier and dates.
     Use it whenever the customer mentions an order number."""
@@ -60,7 +60,7 @@ def get_order_status(args: OrderLookup) -> dict:
     return order
 
 
-@tool(CustomerLookup)
+@tool(CustomerLookup, risk="read")
 def find_orders(args: CustomerLookup) -> list[dict]:
     """List a customer's orders (number, date, status, total) by their email address.
     Use it when the customer does not know the order number."""

@@ -34,13 +34,13 @@ class Tool:
     description: str
     params: type[BaseModel]
     fn: Callable[[Any], Any]  # called with the validated params object
-    risk: str = "read"  # "read" or "write"; lesson 4 decides approval from it
+    risk: str = "write"  # "read" or "write"; lesson 4 asks before "write". Undeclared = write: the safe guess
 
     def definition(self) -> dict:
         return tool_definition(self.name, self.description, self.params)
 
 
-def tool(params: type[BaseModel], *, risk: str = "read") -> Callable[[Callable], Tool]:
+def tool(params: type[BaseModel], *, risk: str = "write") -> Callable[[Callable], Tool]:
     """Decorator: the function's name and docstring become the tool's name and description."""
 
     def wrap(fn: Callable) -> Tool:

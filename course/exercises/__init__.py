@@ -18,10 +18,12 @@ and fails on the notebook's stub. Mentors grade a learner's notebook with
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import pkgutil
 import sys
+import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,6 +100,26 @@ def run_check(id: str, namespace: dict) -> Verdict:
     except Exception as e:  # the learner's code crashed: show what, without a traceback
         return Verdict(id, False, f"your code raised {type(e).__name__}: {e}")
     return Verdict(id, True, note or "")
+
+
+def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
+    """Run `make_coroutine()` to completion on a fresh loop in a daemon thread, within `limit` seconds."""
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = asyncio.run(asyncio.wait_for(make_coroutine(), limit))
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box["error"] = e
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(limit + 5)
+    if thread.is_alive() or isinstance(box.get("error"), TimeoutError | asyncio.TimeoutError):
+        raise NotYet(f"your function did not finish within {limit:g} s{hint}.")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def check(id: str, namespace: dict | None = None) -> None:

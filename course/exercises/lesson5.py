@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson6 import run_async
+from course.exercises import run_async
 
 GIVEN = """
 from typing import Annotated, Any

@@ -7,36 +7,14 @@ worker thread (the notebook's loop is busy running the check cell), with servers
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from typing import Any
 
-from course.exercises import NotYet, exercise
+from course.exercises import NotYet, exercise, run_async
 
 GIVEN = """
 from course.host import McpHost, in_memory, stdio, http
 """
 SUPPORT_TOOLS = {"search_docs", "read_section", "create_ticket"}
-
-
-def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
-    """Run `make_coroutine()` to completion on a fresh loop in a daemon thread, within `limit` seconds."""
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["value"] = asyncio.run(asyncio.wait_for(make_coroutine(), limit))
-        except BaseException as e:  # noqa: BLE001 - handed to the caller
-            box["error"] = e
-
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-    thread.join(limit + 5)
-    if thread.is_alive() or isinstance(box.get("error"), TimeoutError | asyncio.TimeoutError):
-        raise NotYet(f"your function did not finish within {limit:g} s{hint}.")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def docs_server(version: int, calls: list):
