@@ -10,7 +10,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 # Tests never use a real model or a key, whatever the shell has set.
 OFFLINE := env -u OPENAI_API_KEY -u OPENAI_BASE_URL COURSE_BACKEND=scripted
 
-.PHONY: setup lab test bench notebooks grade clean
+.PHONY: setup lab test bench notebooks grade stub-api clean
 
 setup: $(READY)
 
@@ -45,6 +45,10 @@ notebooks: setup
 # Mentors: grade the exercises in a learner's notebook, e.g. `make grade NB=notebooks/01_tool_calling.ipynb`.
 grade: setup
 	$(OFFLINE) $(PY) -m course.exercises $(or $(NB),$(NOTEBOOKS))
+
+# Lesson 5: the local stub of the web API that course.servers.webapi wraps (Ctrl+C stops it).
+stub-api: setup
+	$(PY) -m course.servers.stub_api --port $(or $(PORT),8765)
 
 clean:
 	rm -rf $(VENV) work
