@@ -9,12 +9,16 @@ the course, one interface:
 
 - `WidgetApprover`: Approve / Reject buttons in JupyterLab, awaited inside the running cell
   (needs ipykernel 7.4+); nobody clicks within `timeout` seconds -> rejected.
-- `TerminalApprover`: asks on the keyboard with `input()`.
+- `TerminalApprover`: asks on the keyboard; keys typed before the question are discarded.
 - `ScriptedApprover`: answers written in the notebook, for tests and CI; fails loudly when
   they run out.
 
 `choose_approver` picks one from the environment: `COURSE_APPROVER=widget|scripted|terminal|yes|no`
 wins; otherwise `CI` means scripted, a Jupyter kernel means buttons, a terminal means `input()`.
+
+When the approval step itself breaks (an approver crashes or answers something other than
+True/False, a rule crashes, scripted answers run out), `guarded` logs an "error" and raises
+`ApprovalFailed`: the run stops with a message for *you*, instead of the model reading it.
 """
 
 from __future__ import annotations
@@ -29,7 +33,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from course.permissions import DecisionLog, Policy
+from pydantic import BaseModel, ValidationError
+
+from course.permissions import DecisionLog, Policy, RuleError
+from course.tools import Tool, Toolbox, explain_validation
 
 DEFAULT_TIMEOUT = 300.0  # seconds a prompt waits for a human before it rejects
 
@@ -39,7 +46,8 @@ TIMED_OUT = ("{tool} was not run: nobody approved this action in time, so it cou
              "do not retry without a new request.")
 NOT_OFFERED = ("Error: the tool {tool} is not available here. Do not call it again; "
                "answer with the tools you have, or tell the user you cannot do this.")
-DENIED = "{tool} was not run: this action is not permitted ({why}). Do not retry; tell the user."
+# No rule name here: the model needs to know it must stop, not how the policy is built.
+DENIED = "{tool} was not run: this action is not permitted here. Do not retry; tell the user."
 UNREADABLE = ("Error: the arguments for {tool} are not a JSON object, so nothing was run. "
               "Send one JSON object, for example {{\"order_id\": \"A1001\"}}, and call again.")
 
@@ -73,12 +81,17 @@ class ApprovalTimeout(TimeoutError):
     """Nobody answered in time; `guarded` counts it as a rejection."""
 
 
-class ApprovalsExhausted(BaseException):
-    """A scripted approver was asked more often than it has answers: the notebook or test is wrong.
+class ApprovalFailed(BaseException):
+    """The approval step itself broke (an approver or a rule): nothing was run, and the run stops.
 
     A `BaseException`, like `KeyboardInterrupt`, so that it stops the run: agent loops turn a
-    tool's exceptions into messages for the model (lesson 2's does), and this must not become one.
+    tool's exceptions into messages for the model (lesson 2's does), and this is a message for
+    the person running the code, not for the model.
     """
+
+
+class ApprovalsExhausted(ApprovalFailed):
+    """A scripted approver was asked more often than it has answers: the notebook or test is wrong."""
 
 
 # -- approvers ----------------------------------------------------------------------------------
@@ -101,8 +114,10 @@ class ScriptedApprover:
         if not self.answers:
             raise ApprovalsExhausted(
                 f"Scripted approver: approval {n} was requested for {request}, but only {n - 1} scripted "
-                f"answer(s) were given. Add one, e.g. choose_approver(scripted=[..., False]), or run the "
-                f"notebook in JupyterLab with COURSE_APPROVER=widget to click Approve/Reject yourself.")
+                f"answer(s) were given. Each answer is used once: if you are running a cell again, re-run "
+                f"the choose_approver cell first. Otherwise add an answer, e.g. "
+                f"choose_approver(scripted=[..., False]), or run the notebook in JupyterLab with "
+                f"COURSE_APPROVER=widget to click Approve/Reject yourself.")
         answer = self.answers.pop(0)
         self.asked.append((request, answer))
         print(f"[scripted approver] {'approved' if answer else 'rejected'}: {request}")
@@ -125,21 +140,97 @@ class AutoApprover:
 
 @dataclass
 class TerminalApprover:
-    """Asks on the keyboard. Only "y" or "yes" approves; anything else, or no input, rejects."""
+    """Asks on the keyboard. Only "y" or "yes" approves; anything else, or no input, rejects.
+
+    Keys typed before the question appears are thrown away, so typing ahead never approves a
+    question you have not read. The timeout works when the process reads its own terminal or
+    pipe (Linux, macOS): the question is read with the event loop, and nothing keeps reading
+    after a timeout. Elsewhere (Windows, a notebook kernel) `input()` runs in a thread, which
+    cannot be stopped, so there the question waits without a timeout.
+    """
 
     timeout: float | None = None
     who = "human (terminal)"
 
     async def __call__(self, request: ApprovalRequest) -> bool:
         prompt = f"\nThe assistant wants to run {request} [{request.risk}]. Approve? [y/N] "
+        fd = _stdin_fd()
+        if fd is not None:
+            _discard_typed_ahead(fd)
+            print(prompt, end="", flush=True)
+            try:
+                answer = await _read_line(fd, self.timeout)
+            except NotImplementedError:  # this event loop cannot watch stdin: ask with input() below
+                prompt = ""
+            else:
+                if not os.isatty(fd):
+                    print()  # nobody pressed Enter on this screen: end the question's line
+                return answer is not None and answer.strip().lower() in {"y", "yes"}
         try:
             # input() blocks, so it runs in a thread and the event loop keeps going.
-            answer = await asyncio.wait_for(asyncio.to_thread(input, prompt), self.timeout)
-        except TimeoutError:
-            raise ApprovalTimeout(f"no answer within {self.timeout:.0f} s") from None
+            answer = await asyncio.to_thread(input, prompt)
         except EOFError:  # no keyboard (stdin closed): nobody can approve
             return False
+        except Exception as e:
+            if type(e).__name__ == "StdinNotImplementedError":  # a kernel whose front end cannot type
+                raise RuntimeError("this notebook cannot read the keyboard (input() is not supported here), so "
+                                   "COURSE_APPROVER=terminal cannot ask. Use COURSE_APPROVER=widget in JupyterLab, "
+                                   "or scripted answers.") from None
+            raise
         return answer.strip().lower() in {"y", "yes"}
+
+
+def _stdin_fd() -> int | None:
+    """The file descriptor to read answers from, or None where input() must be used instead."""
+    if in_kernel() or sys.stdin is None:
+        return None  # a kernel's input() asks the notebook front end, not the process's stdin
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced stdin (pytest, IDEs) has no real file
+        return None
+
+
+def _discard_typed_ahead(fd: int) -> None:
+    try:
+        import termios
+
+        if os.isatty(fd):
+            termios.tcflush(fd, termios.TCIFLUSH)
+    except (ImportError, OSError):  # no termios on Windows; nothing to discard on a pipe
+        pass
+
+
+async def _read_line(fd: int, timeout: float | None) -> str | None:
+    """One line from `fd` without a thread, so a timeout leaves nothing reading; None at end of input."""
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str | None] = loop.create_future()
+    got = bytearray()
+
+    def readable() -> None:
+        try:
+            byte = os.read(fd, 1)  # one byte at a time: never take the next answer's line
+        except OSError:
+            byte = b""  # the terminal went away: nobody can approve
+        if line.done():
+            return
+        if not byte:
+            line.set_result(None)
+        elif byte == b"\n":
+            line.set_result(got.decode(errors="replace"))
+        else:
+            got.extend(byte)
+
+    try:
+        loop.add_reader(fd, readable)
+    except (NotImplementedError, OSError, ValueError) as e:  # Windows loops; a regular file as stdin
+        raise NotImplementedError(str(e)) from None
+    try:
+        return await asyncio.wait_for(line, timeout)
+    except TimeoutError:
+        print()
+        raise ApprovalTimeout(f"no answer within {timeout:.0f} s") from None
+    finally:
+        loop.remove_reader(fd)
 
 
 @dataclass
@@ -247,15 +338,22 @@ Execute = Callable[[str, str], "str | Awaitable[str]"]
 
 
 def guarded(execute: Execute, *, policy: Policy, approver: Approver,
-            log: DecisionLog | None = None) -> Callable[[str, str], Awaitable[str]]:
+            log: DecisionLog | None = None,
+            tools: Toolbox | Iterable[Tool] | None = None) -> Callable[[str, str], Awaitable[str]]:
     """Wrap `execute(name, arguments_json)` so every call passes the policy (and a human) first.
 
     Denied, rejected and timed-out calls never reach `execute`; the model gets a message
     instead. Every decision goes to `log`. One question at a time: calls the model makes in
     parallel are asked about one after the other.
+
+    Arguments are checked before anyone is asked, with the tool's Pydantic model, so a human
+    never approves a call that cannot run, and sees the values that will run ("20" -> 20.0).
+    That needs the tools: `tools=`, or found by itself when `execute` is `toolbox.execute`.
+    A broken approver or rule raises `ApprovalFailed` (see the module's docstring).
     """
     log = log if log is not None else DecisionLog()
     one_at_a_time = asyncio.Lock()
+    params_of = _params_lookup(execute, tools)
 
     async def run(name: str, arguments_json: str) -> str:
         try:
@@ -266,24 +364,49 @@ def guarded(execute: Execute, *, policy: Policy, approver: Approver,
             log.record(name, {"raw": str(arguments_json)[:200]}, "denied", "unreadable arguments")
             return UNREADABLE.format(tool=name)
 
-        verdict = policy.judge(name, arguments)
+        params = params_of(name)
+        if params is not None and policy.allowed(name):
+            try:
+                arguments = params.model_validate(arguments).model_dump(mode="json", by_alias=True)
+            except ValidationError as e:
+                log.record(name, arguments, "denied", "invalid arguments")
+                return explain_validation(name, e)
+            arguments_json = json.dumps(arguments, ensure_ascii=False)  # run what was judged and shown
+
+        try:
+            verdict = policy.judge(name, arguments)
+        except Exception as e:
+            log.record(name, arguments, "error", f"rule {e.rule}" if isinstance(e, RuleError) else "policy")
+            raise ApprovalFailed(f"The policy could not decide about {name}: {e} Nothing was run.") from e
         if verdict.decision == "deny":
             log.record(name, arguments, "denied", verdict.decided_by)
             if verdict.decided_by == "allowlist":
                 return NOT_OFFERED.format(tool=name)
-            return DENIED.format(tool=name, why=verdict.decided_by)
+            return DENIED.format(tool=name)
         if verdict.decision == "ask":
             request = ApprovalRequest(name, arguments, policy.risk(name), verdict.decided_by)
-            who = _who(approver)
+            who, why = _who(approver), verdict.decided_by
             async with one_at_a_time:
                 try:
                     approved = await approver(request)
                 except TimeoutError:
-                    log.record(name, arguments, "timed out", who)
+                    log.record(name, arguments, "timed out", who, why)
                     return TIMED_OUT.format(tool=name)
+                except ApprovalFailed:
+                    log.record(name, arguments, "error", who, why)
+                    raise
+                except Exception as e:
+                    log.record(name, arguments, "error", who, why)
+                    raise ApprovalFailed(f"The approver {who} failed while asking about {request}: "
+                                         f"{type(e).__name__}: {e} Nothing was run.") from e
+                except BaseException:  # interrupted (the cell was stopped, the task cancelled)
+                    log.record(name, arguments, "interrupted", who, why)
+                    raise
             if not isinstance(approved, bool):
-                raise TypeError(f"the approver {who} returned {approved!r}; an approver returns True or False.")
-            log.record(name, arguments, "approved" if approved else "rejected", who)
+                log.record(name, arguments, "error", who, why)
+                raise ApprovalFailed(f"The approver {who} returned {approved!r} for {request}; an approver "
+                                     "returns True (approve) or False (reject). Nothing was run.")
+            log.record(name, arguments, "approved" if approved else "rejected", who, why)
             if not approved:
                 return REJECTED.format(tool=name)
         else:
@@ -293,6 +416,19 @@ def guarded(execute: Execute, *, policy: Policy, approver: Approver,
 
     run.log = log  # type: ignore[attr-defined]  # so a notebook can reach the log from the wrapper
     return run
+
+
+def _params_lookup(execute: Execute, tools: Toolbox | Iterable[Tool] | None
+                   ) -> Callable[[str], type[BaseModel] | None]:
+    """name -> the tool's Pydantic model, looked up at call time; None for a tool we do not know."""
+    if tools is None:
+        owner = getattr(execute, "__self__", None)  # `toolbox.execute` knows its toolbox
+        tools = owner if isinstance(owner, Toolbox) else ()
+    if isinstance(tools, Toolbox):
+        box = tools
+        return lambda name: getattr(box.tools.get(name), "params", None)
+    table = {t.name: t.params for t in tools}
+    return table.get
 
 
 def _who(approver: Approver) -> str:

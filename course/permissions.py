@@ -10,7 +10,14 @@ Three possible decisions for one call: **allow** (run it), **deny** (never run i
 2. the first rule that has an opinion decides (a rule returns a decision, or None to pass);
 3. otherwise the risk decides: read tools are allowed, write tools are asked about.
 
-A tool the policy has never heard of counts as "write": when in doubt, ask.
+A **rule** is a function `rule(name, arguments)` that returns "allow", "deny", "ask", or None
+to pass the call on to the next rule. A rule that crashes, or returns anything else, raises
+`RuleError`, naming the rule.
+
+A tool whose risk is not declared counts as "write", and so does a name the policy has never
+heard of: when in doubt, ask.
+
+The decision log lives in memory only: it is gone when the program (or the kernel) stops.
 """
 
 from __future__ import annotations
@@ -29,6 +36,14 @@ Rule = Callable[[str, dict], "Decision | None"]
 
 DECISIONS = get_args(Decision)
 DEFAULT_FOR_RISK: dict[str, Decision] = {"read": "allow", "write": "ask"}
+
+
+class RuleError(ValueError):
+    """A rule crashed or returned something that is not a decision; `rule` names it."""
+
+    def __init__(self, message: str, rule: str):
+        super().__init__(message)
+        self.rule = rule
 
 
 @dataclass(frozen=True)
@@ -83,12 +98,17 @@ class Policy:
         if not self.allowed(name):
             return Verdict("deny", "allowlist")
         for rule in self.rules:
-            decision = rule(name, arguments)
+            try:
+                decision = rule(name, arguments)
+            except Exception as e:
+                raise RuleError(f"rule {_name(rule)} crashed on {name}({_short(arguments)}): "
+                                f"{type(e).__name__}: {e}. A rule must cope with any arguments the model "
+                                "sends (missing, text, null): when in doubt, return 'ask'.", _name(rule)) from e
             if decision is None:
                 continue
-            if decision not in DECISIONS:
-                raise ValueError(f"rule {_name(rule)} returned {decision!r}; a rule returns "
-                                 "'allow', 'deny', 'ask', or None to leave the call to the next rule.")
+            if not isinstance(decision, str) or decision not in DECISIONS:
+                raise RuleError(f"rule {_name(rule)} returned {decision!r}; a rule returns "
+                                "'allow', 'deny', 'ask', or None to leave the call to the next rule.", _name(rule))
             return Verdict(decision, f"rule {_name(rule)}")
         risk = self.risk(name)
         return Verdict(DEFAULT_FOR_RISK[risk], f"risk: {risk}")
@@ -107,9 +127,10 @@ class LogEntry:
     time: datetime  # when the decision was made (local time)
     tool: str
     arguments: dict
-    decision: str  # final: "allowed", "denied", "approved", "rejected" or "timed out"
-    decided_by: str  # "risk: read", "allowlist", "rule refund_limit", "human (widget)", ...
+    decision: str  # final: "allowed", "denied", "approved", "rejected", "timed out" or "error"
+    decided_by: str  # "risk: read", "allowlist", "rule refund_limit", "human (buttons)", ...
     elapsed: float = 0.0  # seconds since the log started (shown by .show())
+    asked_because: str = ""  # when a human (or an approver) decided: why the policy asked, e.g. "risk: write"
 
     @property
     def ran(self) -> bool:
@@ -119,14 +140,19 @@ class LogEntry:
 
 @dataclass
 class DecisionLog:
-    """Every decision about every call, in order. `show()` prints it as a table."""
+    """Every decision about every call, in order. `show()` prints it as a table.
+
+    In memory only: the log is gone when the program or the kernel stops (`rows()` gives
+    plain dicts to save it yourself).
+    """
 
     entries: list[LogEntry] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
 
-    def record(self, tool: str, arguments: dict, decision: str, decided_by: str) -> LogEntry:
+    def record(self, tool: str, arguments: dict, decision: str, decided_by: str,
+               asked_because: str = "") -> LogEntry:
         entry = LogEntry(datetime.now().astimezone(), tool, dict(arguments), decision, decided_by,
-                         time.monotonic() - self.started)
+                         time.monotonic() - self.started, asked_because)
         self.entries.append(entry)
         return entry
 
@@ -139,7 +165,8 @@ class DecisionLog:
     def rows(self) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
         return [{"#": i, "tool": e.tool, "arguments": _short(e.arguments), "decision": e.decision,
-                 "decided by": e.decided_by, "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
+                 "decided by": e.decided_by, "asked because": e.asked_because or "-",
+                 "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
 
     def show(self) -> None:
         """Print the log as a plain-text table ("after" = seconds since the log started)."""

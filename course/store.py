@@ -5,7 +5,7 @@ one JSON file under `work/`, and **write tools** with real side effects:
 
     store = ShopStore()            # work/shop.json, created from course.shop.orders()
     store.issue_refund("A1001", 49.0, "Arrived broken")
-    store.reset()                  # back to the seed (or delete work/shop.json)
+    store.reset()                  # back to the seed; the old file is kept as shop.json.bak
 
 Every change reads the file, changes the data and writes it back atomically: the new
 content goes to a temporary file in the same folder, is flushed to disk (fsync), then
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ except ImportError:  # pragma: no cover
     fcntl = None
 
 DEFAULT_NAME = "shop.json"
+NEW_FILE_MODE = 0o644  # mkstemp makes 0600 files; a store is an ordinary file the learner may open
 OrderId = Annotated[str, Field(pattern=r"^A\d{4}$", description="Order number, e.g. A1001")]
 
 
@@ -49,11 +51,17 @@ def seed() -> dict:
     return {"orders": seed_orders(), "tickets": [], "refunds": []}
 
 
-def write_atomically(path: Path, data: Any) -> None:
-    """Replace `path` with the JSON of `data`, all or nothing."""
+def write_atomically(path: Path, data: Any, *, mode: int | None = None) -> None:
+    """Replace `path` with the JSON of `data`, all or nothing. The file keeps its permissions."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = NEW_FILE_MODE
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=2, ensure_ascii=False)
             f.write("\n")
@@ -90,7 +98,8 @@ class CreateTicket(BaseModel):
 class IssueRefund(BaseModel):
     model_config = ConfigDict(extra="forbid")
     order_id: OrderId
-    amount: Annotated[float, Field(gt=0, description="Amount to pay back, in EUR; at most what is left of the total")]
+    amount: Annotated[float, Field(gt=0, allow_inf_nan=False,
+                                   description="Amount to pay back, in EUR; at most what is left of the total")]
     reason: Annotated[str, Field(min_length=5, max_length=500, description="Why the customer gets money back")]
 
 
@@ -124,10 +133,11 @@ class ShopStore:
         except json.JSONDecodeError as e:
             raise StoreError(f"{self.path} is not valid JSON ({e.msg}, line {e.lineno}). It was edited by hand? "
                              f"Fix it, or call ShopStore({str(self.path)!r}).reset() to start again "
-                             "from the shop's original orders.") from None
-        if not isinstance(data, dict) or not {"orders", "tickets", "refunds"} <= data.keys():
+                             f"from the shop's original orders (it keeps this file as {self.backup.name}).") from None
+        if not is_store(data):
             raise StoreError(f"{self.path} is not a shop store (it needs orders, tickets and refunds). "
-                             "Call .reset() to start again from the shop's original orders.")
+                             "Pick another file for ShopStore, or call .reset() to start again from the shop's "
+                             f"original orders (it keeps this file as {self.backup.name}).")
         return data
 
     def orders(self) -> dict[str, dict]:
@@ -198,10 +208,39 @@ class ShopStore:
             order["cancelled"] = {"reason": reason, "date": TODAY}
         return {"order_id": order_id, "status": "cancelled", "reason": reason}
 
+    @property
+    def backup(self) -> Path:
+        """Where `reset()` keeps the file it replaces."""
+        return self.path.with_name(self.path.name + ".bak")
+
     def reset(self) -> None:
-        """Back to the shop's original orders, with no tickets and no refunds."""
+        """Back to the shop's original orders, with no tickets and no refunds.
+
+        The old file, if it held anything else, is kept as `shop.json.bak` (hand edits
+        included). A file that is not a shop store at all is never overwritten.
+        """
         with self._locked():
-            write_atomically(self.path, seed())
+            fresh, mode = seed(), None
+            if self.path.exists():
+                mode = stat.S_IMODE(self.path.stat().st_mode)
+                text = self.path.read_text(encoding="utf-8", errors="replace")
+                try:
+                    old = json.loads(text)
+                except json.JSONDecodeError:
+                    old = None
+                # A store broken by hand still mentions its orders; anything else is someone else's file.
+                if not (is_store(old) or (old is None and '"orders"' in text) or not text.strip()):
+                    raise StoreError(f"{self.path} exists and is not a shop store, so reset() will not overwrite "
+                                     "it. Pick another file for ShopStore, or move that one away first.")
+                if old != fresh:
+                    os.replace(self.path, self.backup)
+            self._remove_leftovers()
+            write_atomically(self.path, fresh, mode=mode)
+
+    def _remove_leftovers(self) -> None:
+        """Temporary files a killed process left behind (harmless, but clutter)."""
+        for leftover in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
 
     # -- tools -----------------------------------------------------------------------------
     def read_tools(self) -> list[Tool]:
@@ -251,6 +290,10 @@ class ShopStore:
                     yield
                 finally:
                     fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def is_store(data: Any) -> bool:
+    return isinstance(data, dict) and {"orders", "tickets", "refunds"} <= data.keys()
 
 
 def _order(data: dict, order_id: str) -> dict:

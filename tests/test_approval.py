@@ -2,12 +2,16 @@
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import IPython.display
 import pytest
 
-from course.approval import (ApprovalRequest, ApprovalsExhausted, ApprovalTimeout, AutoApprover, ScriptedApprover,
-                             TerminalApprover, WidgetApprover, choose_approver, guarded)
+from course.approval import (ApprovalFailed, ApprovalRequest, ApprovalsExhausted, ApprovalTimeout, AutoApprover,
+                             ScriptedApprover, TerminalApprover, WidgetApprover, choose_approver, guarded)
 from course.permissions import DecisionLog, Policy
 from course.shop import get_order_status
 from course.store import ShopStore
@@ -110,9 +114,11 @@ async def test_scripted_answers_that_run_out_fail_loudly_and_change_nothing(tool
     await run("issue_refund", REFUND)
     before = store.path.read_bytes()
     with pytest.raises(ApprovalsExhausted, match=r"approval 2 was requested for cancel_order\(order_id='A1003'.*"
-                                                 r"only 1 scripted answer\(s\) were given"):
+                                                 r"only 1 scripted answer\(s\) were given. Each answer is used once: "
+                                                 r"if you are running a cell again, re-run the choose_approver cell"):
         await run("cancel_order", CANCEL)
     assert store.path.read_bytes() == before
+    assert [e.decision for e in log] == ["approved", "error"]
 
 
 def test_scripted_answers_must_be_booleans():
@@ -183,14 +189,113 @@ async def test_parallel_calls_are_asked_about_one_at_a_time(toolbox):
     assert [e.decided_by for e in log] == ["slow_human", "slow_human"]
 
 
-async def test_an_approver_that_does_not_answer_true_or_false_is_an_error(toolbox, store):
+async def test_an_approver_that_does_not_answer_true_or_false_stops_the_run_and_is_logged(toolbox, store):
     async def vague(request):
-        return "maybe"
+        return "yes"
 
-    run, _ = make(toolbox, vague)
-    with pytest.raises(TypeError, match="returned 'maybe'; an approver returns True or False"):
+    run, log = make(toolbox, vague)
+    with pytest.raises(ApprovalFailed, match=r"approver vague returned 'yes' for issue_refund\(.*\); an approver "
+                                             r"returns True \(approve\) or False \(reject\)"):
         await run("issue_refund", REFUND)
     assert store.refunds() == []
+    assert [(e.tool, e.decision, e.decided_by, e.asked_because) for e in log] == [
+        ("issue_refund", "error", "vague", "risk: write")]
+
+
+async def test_an_approver_that_crashes_stops_the_run_with_its_error_and_is_logged(toolbox, store):
+    async def broken(request):
+        raise RuntimeError("Approve/Reject buttons need ipykernel 7.4 or newer")
+
+    run, log = make(toolbox, broken)
+    with pytest.raises(ApprovalFailed, match="approver broken failed while asking about issue_refund.*RuntimeError: "
+                                             "Approve/Reject buttons need ipykernel 7.4") as e:
+        await run("issue_refund", REFUND)
+    assert isinstance(e.value.__cause__, RuntimeError) and store.refunds() == []
+    assert [(e.decision, e.decided_by) for e in log] == [("error", "broken")]
+
+
+async def test_a_rule_that_crashes_stops_the_run_and_is_logged_with_its_name(toolbox, store):
+    def picky(name, arguments):
+        return "allow" if arguments["amount"] <= 50 else "ask"
+
+    run, log = make(toolbox, AutoApprover(True), rules=[picky])
+    with pytest.raises(ApprovalFailed, match=r"could not decide about cancel_order: rule picky crashed .*KeyError"):
+        await run("cancel_order", CANCEL)
+    assert store.order("A1003")["status"] == "processing"
+    assert [(e.tool, e.decision, e.decided_by) for e in log] == [("cancel_order", "error", "rule picky")]
+
+
+async def test_a_broken_approver_stops_the_agent_instead_of_becoming_a_message_for_the_model(store):
+    async def broken(request):
+        raise RuntimeError("no display")
+
+    with pytest.raises(ApprovalFailed, match="no display"):
+        await agent_run(store, broken)
+    assert store.refunds() == [] and store.order("A1003")["status"] == "processing"
+
+
+async def test_terminal_in_a_notebook_that_cannot_type_says_to_use_the_buttons(monkeypatch, toolbox):
+    from IPython.core.error import StdinNotImplementedError
+
+    def no_keyboard(prompt):
+        raise StdinNotImplementedError("raw_input was called, but this frontend does not support input requests.")
+
+    monkeypatch.setattr("builtins.input", no_keyboard)
+    monkeypatch.setattr("course.approval.in_kernel", lambda: True)
+    run, log = make(toolbox, TerminalApprover(timeout=1))
+    with pytest.raises(ApprovalFailed, match="cannot read the keyboard .* Use COURSE_APPROVER=widget in JupyterLab"):
+        await run("issue_refund", REFUND)
+    assert [(e.decision, e.decided_by) for e in log] == [("error", "human (terminal)")]
+
+
+async def test_the_human_is_asked_about_checked_values_and_what_runs_is_what_they_saw(toolbox, store):
+    approver = ScriptedApprover([True])
+    run, log = make(toolbox, approver)
+    reply = json.loads(await run("issue_refund", '{"order_id": "A1001", "amount": "20", "reason": "Dented lid."}'))
+    request = approver.asked[0][0]
+    assert request.arguments["amount"] == 20.0 and isinstance(request.arguments["amount"], float)
+    assert "amount=20.0" in str(request) and reply["amount"] == 20.0 and store.refunded("A1001") == 20.0
+    assert log.entries[0].arguments["amount"] == 20.0
+
+
+async def test_invalid_arguments_are_refused_before_anyone_is_asked(toolbox, store):
+    approver = ScriptedApprover([])  # any question would fail loudly
+    run, log = make(toolbox, approver)
+    reply = await run("issue_refund", '{"order_id": "A1001", "amount": 0, "reason": "Nothing."}')
+    assert reply.startswith("Error: invalid arguments for issue_refund: amount: Input should be greater than 0")
+    assert approver.asked == [] and store.refunds() == []
+    assert [(e.decision, e.decided_by) for e in log] == [("denied", "invalid arguments")]
+
+
+async def test_arguments_are_checked_with_tools_given_explicitly(store):
+    approver = ScriptedApprover([])
+    reached = []
+    run = guarded(lambda name, arguments: reached.append(name) or "ran", policy=Policy({}), approver=approver,
+                  tools=store.write_tools())
+    reply = await run("cancel_order", '{"order_id": "1003", "reason": "Twice."}')
+    assert reply.startswith("Error: invalid arguments for cancel_order: order_id: String should match pattern")
+    assert reached == [] and approver.asked == []
+
+
+async def test_a_rule_denial_does_not_show_the_model_how_the_policy_is_built(toolbox):
+    def no_cancelling(name, arguments):
+        return "deny" if name == "cancel_order" else None
+
+    run, log = make(toolbox, ScriptedApprover([]), rules=[no_cancelling])
+    reply = await run("cancel_order", CANCEL)
+    assert reply == "cancel_order was not run: this action is not permitted here. Do not retry; tell the user."
+    assert "no_cancelling" not in reply and log.entries[0].decided_by == "rule no_cancelling"
+
+
+async def test_the_log_keeps_why_a_human_was_asked_next_to_who_decided(toolbox):
+    def big_refunds(name, arguments):
+        return "ask" if name == "issue_refund" and arguments["amount"] > 20 else None
+
+    run, log = make(toolbox, ScriptedApprover([False, False]), rules=[big_refunds])
+    await run("issue_refund", REFUND)
+    await run("cancel_order", CANCEL)
+    assert [(e.decided_by, e.asked_because) for e in log] == [("scripted answer", "rule big_refunds"),
+                                                              ("scripted answer", "risk: write")]
 
 
 async def test_an_async_execute_is_awaited(toolbox):
@@ -298,3 +403,76 @@ async def test_with_an_allowlist_the_agent_cannot_cancel_and_no_human_is_asked(s
     assert [(e.tool, e.decision) for e in log][-1] == ("issue_refund", "approved")
     assert "cancel_order" not in [e.tool for e in log] and store.order("A1003")["status"] == "processing"
     assert "I did not cancel order A1003: I do not have a tool for that here" in result.answer
+
+
+# -- the terminal approver, reading a real file descriptor ---------------------------------------
+REQUEST = ApprovalRequest("issue_refund", {"order_id": "A1001", "amount": 5.0}, "write", "risk: write")
+
+
+@pytest.fixture
+def keyboard(monkeypatch):
+    """stdin replaced by a pipe; returns the end to type into."""
+    read, write = os.pipe()
+    stdin = os.fdopen(read, "r")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    yield write
+    stdin.close()
+    try:
+        os.close(write)
+    except OSError:
+        pass
+
+
+async def test_a_terminal_question_that_timed_out_does_not_swallow_the_next_answer(keyboard):
+    ask = TerminalApprover(timeout=0.1)
+    with pytest.raises(ApprovalTimeout, match="no answer within"):
+        await ask(REQUEST)
+    os.write(keyboard, b"y\n")
+    ask.timeout = 5
+    assert await ask(REQUEST) is True
+
+
+async def test_two_answers_typed_together_answer_two_questions(keyboard):
+    os.write(keyboard, b"yes\nn\n")
+    ask = TerminalApprover(timeout=5)
+    assert [await ask(REQUEST), await ask(REQUEST)] == [True, False]
+    os.close(keyboard)  # end of input: nobody can approve
+    assert await ask(REQUEST) is False
+
+
+async def test_keys_typed_before_a_terminal_question_do_not_answer_it(monkeypatch):
+    import select
+
+    master, slave = os.openpty()
+    stdin = os.fdopen(slave, "r")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    try:
+        os.write(master, b"y\n")  # typed ahead, before the question is shown
+        assert select.select([slave], [], [], 5)[0], "the pty never delivered the typed line"
+        with pytest.raises(ApprovalTimeout):
+            await TerminalApprover(timeout=0.3)(REQUEST)
+        # typed after the question is shown: this one counts
+        asyncio.get_running_loop().call_later(0.2, os.write, master, b"y\n")
+        assert await TerminalApprover(timeout=5)(REQUEST) is True
+    finally:
+        stdin.close()
+        os.close(master)
+
+
+def test_a_program_whose_terminal_question_timed_out_exits_without_waiting_for_enter(tmp_path):
+    code = ("import asyncio\n"
+            "from course.approval import TerminalApprover, guarded\n"
+            "from course.permissions import Policy\n"
+            "run = guarded(lambda n, a: 'RAN', policy=Policy({}), approver=TerminalApprover(timeout=0.2))\n"
+            "print(asyncio.run(run('issue_refund', '{}')))\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent)
+    try:
+        child.wait(timeout=30)  # stdin stays open: nobody ever presses Enter
+    finally:
+        if child.poll() is None:
+            child.kill()
+        out, err = child.stdout.read(), child.stderr.read()
+        child.stdin.close()
+    assert child.returncode == 0, err
+    assert "nobody approved this action in time" in out

@@ -1,8 +1,10 @@
 """The policy decides allow / deny / ask per call; the log keeps every decision."""
 
 import pytest
+from pydantic import BaseModel
 
-from course.permissions import DecisionLog, Policy, risk_of, risks_of
+from course.permissions import DecisionLog, Policy, RuleError, risk_of, risks_of
+from course.tools import Tool, tool
 from course.shop import find_orders, get_order_status
 from course.store import ShopStore
 
@@ -14,6 +16,19 @@ def test_an_unknown_tool_is_treated_as_write():
     assert risk_of("drop_all_tables", RISKS) == "write"
     assert risk_of("odd", {"odd": "harmless"}) == "write"  # a risk the course does not know: be careful
     assert Policy(RISKS).decide("drop_all_tables", {}) == "ask"
+
+
+def test_a_tool_that_does_not_declare_its_risk_counts_as_write():
+    class NoArguments(BaseModel):
+        pass
+
+    @tool(NoArguments)
+    def forget_everything(params):
+        """No risk declared."""
+
+    bare = Tool("bare", "No risk declared either.", NoArguments, lambda a: None)
+    policy = Policy.for_tools([forget_everything, bare, get_order_status])
+    assert [policy.decide(n, {}) for n in ("forget_everything", "bare", "get_order_status")] == ["ask", "ask", "allow"]
 
 
 def test_read_tools_are_allowed_and_write_tools_need_a_human():
@@ -66,6 +81,16 @@ def test_a_rule_returning_nonsense_gets_a_clear_error():
         Policy(RISKS, rules=[sloppy]).decide("issue_refund", REFUND)
 
 
+def test_a_rule_that_crashes_is_named_with_the_call_it_crashed_on():
+    def picky(name, arguments):
+        return "allow" if arguments["amount"] <= 50 else "ask"
+
+    with pytest.raises(RuleError, match=r"rule picky crashed on issue_refund\(\{\"order_id\": \"A1001\"\}\): "
+                                        r"KeyError: 'amount'") as e:
+        Policy(RISKS, rules=[picky]).decide("issue_refund", {"order_id": "A1001"})
+    assert e.value.rule == "picky"
+
+
 def test_risks_come_from_the_tools_themselves():
     tools = [get_order_status, *ShopStore("/nonexistent/x.json").write_tools()]
     assert risks_of(tools) == {"get_order_status": "read", "create_ticket": "write",
@@ -75,15 +100,16 @@ def test_risks_come_from_the_tools_themselves():
 def test_the_log_keeps_every_decision_in_order_and_prints_a_table(capsys):
     log = DecisionLog()
     log.record("get_order_status", {"order_id": "A1001"}, "allowed", "risk: read")
-    log.record("issue_refund", REFUND, "rejected", "human (buttons)")
-    assert [(e.tool, e.decision, e.decided_by) for e in log.entries] == [
-        ("get_order_status", "allowed", "risk: read"), ("issue_refund", "rejected", "human (buttons)")]
+    log.record("issue_refund", REFUND, "rejected", "human (buttons)", asked_because="rule refund_limit")
+    assert [(e.tool, e.decision, e.decided_by, e.asked_because) for e in log.entries] == [
+        ("get_order_status", "allowed", "risk: read", ""),
+        ("issue_refund", "rejected", "human (buttons)", "rule refund_limit")]
     assert log.entries[0].time <= log.entries[1].time and log.entries[0].time.tzinfo is not None
     assert [e.ran for e in log] == [True, False]
     log.show()
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["#", "tool", "arguments", "decision", "decided", "by", "after"]
-    assert "issue_refund" in out[3] and "rejected" in out[3] and "human (buttons)" in out[3]
+    assert out[0].split() == ["#", "tool", "arguments", "decision", "decided", "by", "asked", "because", "after"]
+    assert all(word in out[3] for word in ("issue_refund", "rejected", "human (buttons)", "rule refund_limit"))
 
 
 def test_the_log_keeps_a_copy_of_the_arguments():

@@ -104,7 +104,8 @@ def test_a_crash_in_the_middle_of_serialising_keeps_the_old_file(tmp_path):
 
 def test_a_hand_edited_broken_file_gets_a_clear_error_and_is_not_overwritten(store):
     store.path.write_text('{"orders": {')
-    with pytest.raises(StoreError, match=r"not valid JSON .*\.reset\(\) to start again"):
+    with pytest.raises(StoreError, match=r"not valid JSON .*\.reset\(\) to start again .*keeps this file as "
+                                         r"shop\.json\.bak"):
         store.tickets()
     with pytest.raises(StoreError):
         store.create_ticket("A1001", "Broken kettle", "The lid does not close.")
@@ -147,3 +148,52 @@ def test_write_tools_change_the_store_and_report_refusals_as_text(store):
     assert again.startswith("Error: Order A1001 is already refunded in full")
     record = json.loads(box.execute("get_order_record", '{"order_id": "A1001"}'))
     assert record["refunded"] == 49.0 and record["refundable"] == 0.0
+
+
+def test_reset_keeps_the_old_file_with_hand_edits_as_a_backup(store):
+    store.issue_refund("A1004", 189, "Returned.")
+    edited = store.path.read_text().replace("Returned.", "Returned, edited by hand.")
+    store.path.write_text(edited)
+    store.reset()
+    assert store.backup.name == "shop.json.bak" and store.backup.read_text() == edited
+    store.reset()  # already the seed: nothing new to keep, so the backup of the edits survives
+    assert store.backup.read_text() == edited and store.refunds() == []
+
+
+def test_reset_repairs_a_store_broken_by_hand_and_keeps_the_broken_file(store):
+    store.path.write_text('{"orders": {"A1001": ')
+    store.reset()
+    assert store.orders() == orders() and store.backup.read_text() == '{"orders": {"A1001": '
+
+
+@pytest.mark.parametrize("content", ['{"notes": ["buy milk"]}', "Dear diary,\n", "[1, 2, 3]"])
+def test_reset_refuses_to_overwrite_a_file_that_is_not_a_store(tmp_path, content):
+    other = tmp_path / "some_other.json"
+    other.write_text(content)
+    with pytest.raises(StoreError, match="is not a shop store, so reset\\(\\) will not overwrite it"):
+        ShopStore(other).reset()
+    assert other.read_text() == content and not (tmp_path / "some_other.json.bak").exists()
+
+
+def test_writes_keep_the_files_permissions_and_new_stores_are_readable_by_others(store):
+    store.load()
+    assert store.path.stat().st_mode & 0o777 == 0o644
+    store.path.chmod(0o640)
+    store.issue_refund("A1001", 5, "Small dent.")
+    store.reset()
+    assert store.path.stat().st_mode & 0o777 == 0o640
+
+
+def test_reset_removes_temp_files_a_killed_process_left_behind(store):
+    store.load()
+    leftover = store.path.with_name(".shop.json.k1ll3d.tmp")
+    leftover.write_text('{"orders": {')
+    store.reset()
+    assert not leftover.exists() and store.orders() == orders()
+
+
+@pytest.mark.parametrize("amount", ['"NaN"', '"Infinity"', "1e400"])
+def test_a_refund_of_an_amount_that_is_not_a_real_number_is_refused(store, amount):
+    box = Toolbox(*store.write_tools())
+    reply = box.execute("issue_refund", f'{{"order_id": "A1004", "amount": {amount}, "reason": "Broken chair."}}')
+    assert reply.startswith("Error: invalid arguments for issue_refund: amount:") and store.refunds() == []
