@@ -397,6 +397,15 @@ async def test_scripted_answers_running_out_stop_the_agent_instead_of_becoming_a
     assert store.refunds() == [] and store.order("A1003")["status"] == "processing"
 
 
+async def test_running_the_story_again_reports_what_is_already_done_without_asking_anyone(store):
+    await agent_run(store, ScriptedApprover([True, True]))
+    nobody = ScriptedApprover([])  # a question (say, to refund 0.00) would fail loudly
+    result, log = await agent_run(store, nobody)
+    assert nobody.asked == [] and [e.tool for e in log] == ["get_order_record", "get_order_record"]
+    assert result.answer == ("I did not refund order A1001: it is already refunded in full (49.00 EUR). "
+                             "I did not cancel order A1003: it is already cancelled.")
+
+
 async def test_with_an_allowlist_the_agent_cannot_cancel_and_no_human_is_asked(store):
     allow = {"get_order_record", "issue_refund"}
     result, log = await agent_run(store, ScriptedApprover([True]), allowlist=allow)

@@ -3,7 +3,10 @@
 The rule reads what the customer asks for, sentence by sentence: "refund", "cancel" and
 "ticket" name an action, an order number names its order ("it" means the last order
 mentioned). It looks the orders up first, then asks for all the actions at once, then tells
-the customer what happened to each, including the ones a human rejected.
+the customer what happened to each, including the ones a human rejected. Like a careful
+model, it does not ask for what the lookup shows is already done (an order refunded in full,
+an order no longer processing), so running the story twice never asks a human to approve a
+refund of 0.
 """
 
 from __future__ import annotations
@@ -78,11 +81,31 @@ def support_desk(body: dict) -> str | ToolCall | list[ToolCall]:
     return report(todo, done, offered)
 
 
-def action(tool: str, order_id: str, sentence: str, lookup: str) -> ToolCall | None:
+def parsed(lookup: str) -> dict | None:
     try:
         facts = json.loads(lookup)
     except json.JSONDecodeError:
         return None  # the lookup failed: nothing to act on; the report says why
+    return facts if isinstance(facts, dict) else None
+
+
+def already_done(tool: str, facts: dict | None) -> str | None:
+    """Why the lookup shows there is nothing to do, or None."""
+    if not facts:
+        return None
+    order = facts.get("order", facts)
+    if tool == "issue_refund" and facts.get("refundable", 1) <= 0:
+        return f"it is already refunded in full ({facts.get('refunded', order.get('total')):.2f} EUR)"
+    if tool == "cancel_order" and order.get("status", "processing") != "processing":
+        return f"it is already {order['status']}" if order["status"] == "cancelled" else \
+            f"it is {order['status']}, and only orders still processing can be cancelled"
+    return None
+
+
+def action(tool: str, order_id: str, sentence: str, lookup: str) -> ToolCall | None:
+    facts = parsed(lookup)
+    if facts is None or already_done(tool, facts):
+        return None
     order = facts.get("order", facts)
     reason = sentence[:200] if len(sentence) >= 5 else "Requested by the customer."
     if tool == "issue_refund":
@@ -100,11 +123,13 @@ def report(todo: list[tuple[str, str, str]], done: list[tuple[str, dict, str]], 
         outcome = next((r for name, args, r in done if name == tool and args.get("order_id") == order_id), None)
         failed_lookup = next((r for name, args, r in done if name in LOOKUPS and args.get("order_id") == order_id
                               and r.startswith("Error:")), None)
+        lookup = next((r for name, args, r in done if name in LOOKUPS and args.get("order_id") == order_id), "")
         verb = VERB[tool]
         if outcome is None:
             why = (failed_lookup.removeprefix("Error: ") if failed_lookup
-                   else "I do not have a tool for that here" if tool not in offered else "I did not get to it")
-            lines.append(f"I did not {verb} order {order_id}: {why}")
+                   else "I do not have a tool for that here" if tool not in offered
+                   else already_done(tool, parsed(lookup)) or "I did not get to it")
+            lines.append(f"I did not {verb} order {order_id}: {why.rstrip('.')}.")
         elif "rejected this action" in outcome or "nobody approved" in outcome:
             lines.append(f"I did not {verb} order {order_id}: the action was not approved.")
         elif outcome.startswith("Error:") or " was not run:" in outcome:
