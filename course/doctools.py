@@ -3,8 +3,8 @@
 The model searches first (short excerpts, cheap in tokens), then reads the one section
 it needs in full, and cites it as `document › section`. Every bad input becomes a
 `ToolError` that says what to do instead. The tools answer only from the index's
-sections, which were loaded from inside its folder: a name from the model is never
-turned into a file path.
+sections, which were loaded from inside its folder: a name from the model is only
+looked up among them, never turned into a file path.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from course import paths
 from course.search import DocIndex
 from course.tools import Tool, Toolbox, ToolError
 
 MAX_K = 5
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
+PATH_LIKE = re.compile(r"[/\\]|\.\.|^~|^[A-Za-z]:")  # a separator, a parent, a home or a drive
 
 
 class SearchDocs(BaseModel):
@@ -40,14 +41,18 @@ class ListDocuments(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def check_name(kind: str, name: str) -> str:
-    """A document or section name, never a path: '../secrets' and '/etc/passwd' are refused."""
+def check_name(kind: str, name: str, example: str = "refunds") -> str:
+    """A stripped name; a path-like one ('../secrets', '/etc/passwd', 'C:x') gets an error that says so.
+
+    This only chooses the message: the tools look names up among the loaded sections and never
+    open a file by name, so safety does not depend on it.
+    """
     if not isinstance(name, str) or not name.strip():
         raise ToolError(f"The {kind} name is empty. Use a name from list_documents.")
     name = name.strip()
-    if "/" in name or "\\" in name or ".." in name or name.startswith("~") or not NAME.match(name):
-        raise ToolError(f"{name!r} is not a {kind} name: use a plain name such as 'refunds' from "
-                        "list_documents, not a file path.")
+    if PATH_LIKE.search(name):
+        raise ToolError(f"{name!r} is not a {kind} name: use a plain name from list_documents, such as "
+                        f"{example!r}, not a file path.")
     return name
 
 
@@ -58,24 +63,42 @@ class DocTools:
         self.index = index
 
     def search_docs(self, query: str, k: int = 3) -> list[dict]:
+        """The best `k` sections. Scores are rounded to 2 decimals: enough to compare, and the same on
+        every machine. In keyword mode each hit says `"match": "keywords"` (its score is BM25, not a
+        similarity from 0 to 1)."""
         if not isinstance(query, str) or not query.strip():
             raise ToolError("The query is empty. Describe what you are looking for in a few words, "
                             "for example 'refund time limit'.")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise ToolError(f"k must be a whole number from 1 to {MAX_K} (got {k!r}). Use 3 unless you "
                             "need more.")
-        return [{"document": h.doc, "section": h.heading, "score": round(h.score, 3), "excerpt": h.excerpt}
-                for h in self.index.search(query, k)]
+        hits = self.index.search(query, k)
+        extra = {"match": "keywords"} if self.index.mode == "lexical" else {}  # read after: it may fall back
+        return [{"document": h.doc, "section": h.heading, "score": round(h.score, 2), "excerpt": h.excerpt,
+                 **extra} for h in hits]
+
+    def find_document(self, name: str) -> str | None:
+        """The loaded document called `name` (or `name.md`, or the same name in another case), else None."""
+        docs = self.index.documents()
+        for candidate in (name, name.removesuffix(".md")):
+            if candidate in docs:
+                return candidate
+        folded = [d for d in docs if d.casefold() == name.removesuffix(".md").casefold()]
+        return folded[0] if len(folded) == 1 else None
 
     def read_section(self, doc: str, section: str) -> dict:
-        doc = check_name("document", doc).removesuffix(".md")
+        if not isinstance(doc, str) or not doc.strip():
+            raise ToolError("The document name is empty. Use a name from list_documents.")
+        docs = self.index.documents()
+        name = self.find_document(doc.strip())
+        if name is None:
+            check_name("document", doc, example=next(iter(docs)))  # a path gets its own message
+            raise ToolError(f"There is no document {doc.strip()!r}. Documents: {', '.join(docs)}.")
+        doc = name
         section = section.strip().lstrip("#").strip() if isinstance(section, str) else section
         if not section:
             raise ToolError("The section name is empty. Use a section name from search_docs or "
                             "list_documents.")
-        docs = self.index.documents()
-        if doc not in docs:
-            raise ToolError(f"There is no document {doc!r}. Documents: {', '.join(docs)}.")
         found = self.index.section(doc, section)
         if found is None:
             headings = "; ".join(s.heading for s in docs[doc])
@@ -87,20 +110,34 @@ class DocTools:
         return [{"document": doc, "title": sections[0].title, "sections": [s.heading for s in sections]}
                 for doc, sections in self.index.documents().items()]
 
+    def describe_search(self) -> str:
+        """search_docs' description: what it searches, and how (by meaning, or by keywords in fallback)."""
+        if self.index.folder.resolve() == paths.DATA.resolve():
+            what = ("Search Northwind Goods' policy documents (refunds, returns, shipping, warranty, payments, "
+                    "privacy, ...)")
+        else:
+            what = f"Search the markdown documents of the folder '{self.index.folder.name}'"
+        if self.index.mode == "lexical":
+            how = (" by keywords (the embedding model is not available): use words the documents would "
+                   "contain. Each hit says \"match\": \"keywords\"; its score counts shared words and is "
+                   "not a similarity.")
+        else:
+            how = (" by meaning. Scores are cosine similarities: higher is closer, and below about 0.3 "
+                   "little matches.")
+        return (what + how + " Returns the best sections with a short excerpt. Use it before answering, then "
+                "read the best section.")
+
     def toolbox(self) -> Toolbox:
         """The three tools for the agent loop; all of them only read."""
         return Toolbox(
-            Tool("search_docs",
-                 "Search Northwind Goods' policy documents (refunds, returns, shipping, warranty, payments, "
-                 "privacy, ...) by meaning. Returns the best sections with a short excerpt. Use it before "
-                 "answering any question about the shop's rules, then read the best section.",
+            Tool("search_docs", self.describe_search(),
                  SearchDocs, lambda a: self.search_docs(a.query, a.k), risk="read"),
             Tool("read_section",
-                 "Read one section of a policy document in full, by the document and section names that "
+                 "Read one section of a document in full, by the document and section names that "
                  "search_docs or list_documents returned. Cite it in your answer as 'document › section'.",
                  ReadSection, lambda a: self.read_section(a.document, a.section), risk="read"),
             Tool("list_documents",
-                 "List every policy document with its title and section names. Use it when a search "
-                 "finds nothing useful, or to see what the shop has written down.",
+                 "List every document with its title and section names. Use it when a search "
+                 "finds nothing useful, or to see what is written down.",
                  ListDocuments, lambda a: self.list_documents(), risk="read"),
         )

