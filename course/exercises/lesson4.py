@@ -54,8 +54,8 @@ def check_refund_limit(refund_limit):
                          "never guess.")
     if ask_rule(refund_limit, "issue_refund", refund(float("nan"))) == "allow":
         raise NotYet("a refund of float('nan') (not a number) was allowed without asking. Every comparison with "
-                     "NaN is False, so `not amount > 50` (or `"ask" if amount > 50 else "allow"`) lets it through: allow only "
-                     "when `amount <= 50` is True.")
+                     "NaN is False, so `not amount > 50` (or `'ask' if amount > 50 else 'allow'`) lets it "
+                     "through: allow only when `amount <= 50` is True.")
     policy = Policy(RISKS, rules=[refund_limit])
     decisions = [policy.decide("issue_refund", refund(20)), policy.decide("issue_refund", refund(80)),
                  policy.decide("cancel_order", {"order_id": "A1003"}), policy.decide("get_order_status", {})]
