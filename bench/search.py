@@ -15,26 +15,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from course.search import evaluate  # lives in course/: lesson 3 shows the same figures
+
 QUESTIONS = Path(__file__).resolve().parents[1] / "tests" / "search_questions.json"
 
 
 def load_questions() -> list[dict]:
     return json.loads(QUESTIONS.read_text())["questions"]
-
-
-def evaluate(index, questions: list[dict], strict: bool = False) -> dict:
-    """hit@1 and hit@3: how often an answering section is first, or among the first three."""
-    hit1 = hit3 = 0
-    misses = []
-    for q in questions:
-        good = {(q["doc"], q["section"])} | (set() if strict else {(q["doc"], s) for s in q.get("also", [])})
-        found = [(h.doc, h.heading) for h in index.search(q["question"], 3)]
-        hit1 += found[0] in good
-        hit3 += bool(good & set(found))
-        if not good & set(found):
-            misses.append(f"{q['question']!r} -> {found[0][0]} › {found[0][1]}")
-    n = len(questions)
-    return {"hit@1": hit1 / n, "hit@3": hit3 / n, "misses": misses}
 
 
 def measure() -> None:
@@ -64,9 +51,9 @@ def measure() -> None:
     print(f"   corpus: {len(index.documents())} documents, {len(index.sections)} sections; "
           f"{len(questions)} questions (tests/search_questions.json)")
     for name, idx in [("embeddings", index), ("lexical", lexical)]:
-        result, strict = evaluate(idx, questions), evaluate(idx, questions, strict=True)
+        result = evaluate(idx, questions)
         print(f"   {name:<10} hit@1 {result['hit@1']:.2f}  hit@3 {result['hit@3']:.2f}  "
-              f"(strict, first section only: {strict['hit@1']:.2f} / {strict['hit@3']:.2f})")
+              f"(strict, first section only: {result['strict hit@1']:.2f} / {result['strict hit@3']:.2f})")
         for miss in result["misses"]:
             print(f"      missed in top 3: {miss}")
     texts = itertools.cycle(q["question"] for q in questions)

@@ -255,7 +255,8 @@ def test_evaluate_counts_a_hit_at_one_and_at_three():
     questions = [{"question": "q1", "doc": "d", "section": "a"}, {"question": "q2", "doc": "d", "section": "c"},
                  {"question": "q3", "doc": "d", "section": "z"}, {"question": "q4", "doc": "d", "section": "z",
                                                                    "also": ["b"]}]
-    assert evaluate(Index(), questions) == {"hit@1": 0.25, "hit@3": 0.75, "misses": ["'q3' -> d › a"]}
+    assert evaluate(Index(), questions) == {"hit@1": 0.25, "hit@3": 0.75, "strict hit@1": 0.25,
+                                            "strict hit@3": 0.5, "misses": ["'q3' -> d › a"]}
     assert evaluate(Index(), questions, strict=True)["hit@3"] == 0.5
 
 
