@@ -339,7 +339,7 @@ Execute = Callable[[str, str], "str | Awaitable[str]"]
 
 def guarded(execute: Execute, *, policy: Policy, approver: Approver,
             log: DecisionLog | None = None,
-            tools: Toolbox | Iterable[Tool] | None = None) -> Callable[[str, str], Awaitable[str]]:
+            tools: Toolbox | Iterable[Tool] | dict[str, Tool] | None = None) -> Callable[[str, str], Awaitable[str]]:
     """Wrap `execute(name, arguments_json)` so every call passes the policy (and a human) first.
 
     Denied, rejected and timed-out calls never reach `execute`; the model gets a message
@@ -418,7 +418,7 @@ def guarded(execute: Execute, *, policy: Policy, approver: Approver,
     return run
 
 
-def _params_lookup(execute: Execute, tools: Toolbox | Iterable[Tool] | None
+def _params_lookup(execute: Execute, tools: Toolbox | Iterable[Tool] | dict[str, Tool] | None
                    ) -> Callable[[str], type[BaseModel] | None]:
     """name -> the tool's Pydantic model, looked up at call time; None for a tool we do not know."""
     if tools is None:
@@ -427,7 +427,7 @@ def _params_lookup(execute: Execute, tools: Toolbox | Iterable[Tool] | None
     if isinstance(tools, Toolbox):
         box = tools
         return lambda name: getattr(box.tools.get(name), "params", None)
-    table = {t.name: t.params for t in tools}
+    table = {t.name: t.params for t in (tools.values() if isinstance(tools, dict) else tools)}
     return table.get
 
 

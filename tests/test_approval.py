@@ -270,10 +270,11 @@ async def test_invalid_arguments_are_refused_before_anyone_is_asked(toolbox, sto
 async def test_arguments_are_checked_with_tools_given_explicitly(store):
     approver = ScriptedApprover([])
     reached = []
-    run = guarded(lambda name, arguments: reached.append(name) or "ran", policy=Policy({}), approver=approver,
-                  tools=store.write_tools())
-    reply = await run("cancel_order", '{"order_id": "1003", "reason": "Twice."}')
-    assert reply.startswith("Error: invalid arguments for cancel_order: order_id: String should match pattern")
+    for tools in (store.write_tools(), Toolbox(*store.write_tools()), Toolbox(*store.write_tools()).tools):
+        run = guarded(lambda name, arguments: reached.append(name) or "ran", policy=Policy({}), approver=approver,
+                      tools=tools)
+        reply = await run("cancel_order", '{"order_id": "1003", "reason": "Twice."}')
+        assert reply.startswith("Error: invalid arguments for cancel_order: order_id: String should match pattern")
     assert reached == [] and approver.asked == []
 
 
