@@ -118,9 +118,9 @@ class DocTools:
         else:
             what = f"Search the markdown documents of the folder '{self.index.folder.name}'"
         if self.index.mode == "lexical":
-            how = (" by keywords (the embedding model is not available): use words the documents would "
-                   "contain. Each hit says \"match\": \"keywords\"; its score counts shared words and is "
-                   "not a similarity.")
+            how = (" by keywords (word matches only, the embedding model is not in use): use words the "
+                   "documents would contain. Each hit says \"match\": \"keywords\"; its score counts shared "
+                   "words and is not a similarity.")
         else:
             how = (" by meaning. Scores are cosine similarities: higher is closer, and below about 0.3 "
                    "little matches.")
