@@ -11,7 +11,9 @@ from course.store import ShopStore
 pytestmark = pytest.mark.anyio
 
 READ_TOOLS = {"search_docs", "read_section", "list_documents", "get_order_record"}
-WRITE_TOOLS = {"create_ticket", "issue_refund", "cancel_order"}
+ADDING_TOOLS = {"create_ticket"}  # changes the records, destroys nothing
+DESTRUCTIVE_TOOLS = {"issue_refund", "cancel_order"}
+WRITE_TOOLS = ADDING_TOOLS | DESTRUCTIVE_TOOLS
 
 
 @pytest.fixture
@@ -33,14 +35,21 @@ def text(result) -> str:
     return result.content[0].text if result.content else ""
 
 
-async def test_reading_tools_are_read_only_and_writing_tools_destructive(server):
+async def test_reading_tools_are_read_only_and_every_writing_tool_says_it_changes_things(server):
     async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == READ_TOOLS | WRITE_TOOLS
     for name in READ_TOOLS:
         assert tools[name].annotations.read_only_hint is True, name
     for name in WRITE_TOOLS:
-        assert tools[name].annotations.read_only_hint is False and tools[name].annotations.destructive_hint, name
+        assert tools[name].annotations.read_only_hint is False, name
+
+
+async def test_only_tools_that_can_destroy_or_overwrite_are_marked_destructive(server):
+    async with Client(server) as client:
+        hints = {t.name: t.annotations.destructive_hint for t in (await client.list_tools()).tools}
+    assert {name for name in WRITE_TOOLS if hints[name] is True} == DESTRUCTIVE_TOOLS
+    assert hints["create_ticket"] is False  # a new ticket leaves every existing record as it was
 
 
 async def test_the_input_schema_carries_the_constraints_of_the_signatures(server):

@@ -7,7 +7,7 @@ import pytest
 from mcp import Client
 
 from course.servers.stub_api import PAGES, StubAPI
-from course.servers.webapi import WebAPI, build_server
+from course.servers.webapi import WebAPI, build_server, check_url
 
 pytestmark = pytest.mark.anyio
 
@@ -67,7 +67,7 @@ async def test_search_returns_only_title_url_and_snippet(api, stub):
     hits = result.structured_content["results"]
     assert hits[0]["url"] == GUIDE and len(hits) == 2
     assert all(set(hit) == {"title", "url", "snippet"} for hit in hits)  # no tracking, favicon, scores...
-    assert result.structured_content["credits_left"] == 19 and stub.requests == 1
+    assert result.structured_content["budget_left"] == 19 and stub.requests == 1
 
 
 async def test_news_returns_recent_articles_newest_first(api):
@@ -100,6 +100,16 @@ async def test_read_page_stops_at_the_character_budget_and_says_where_to_go_on(a
     ("read_page", {"url": "http://10.0.0.7/wiki"}),
     ("read_page", {"url": "http://localhost/"}),
     ("read_page", {"url": "https://printer.local/status"}),
+    ("read_page", {"url": "http://2130706433/"}),                 # 127.0.0.1 as one decimal number
+    ("read_page", {"url": "http://0x7f000001/"}),                 # ... in hex
+    ("read_page", {"url": "http://127.1/"}),                      # ... shortened
+    ("read_page", {"url": "http://0177.0.0.1/"}),                 # ... in octal
+    ("read_page", {"url": "http://0/"}),                          # 0.0.0.0: this machine
+    ("read_page", {"url": "http://[::ffff:127.0.0.1]/"}),         # IPv4 inside IPv6
+    ("read_page", {"url": "http://[::1]:8765/admin/stats"}),
+    ("read_page", {"url": "http://localhost./"}),                 # a trailing dot is the same name
+    ("read_page", {"url": "http://printer/status"}),              # one-word names resolve on the local network
+    ("read_page", {"url": "http://%31%32%37.0.0.1/"}),            # escapes a resolver may decode
     ("read_page", {"url": GUIDE, "max_chars": 10}),
 ])
 async def test_a_rejected_argument_never_reaches_the_stub_api(api, stub, tool, arguments):
@@ -143,10 +153,11 @@ async def test_rate_limiting_is_retried_once_after_the_retry_after_delay(api, st
     assert api.retries == ["429 rate limited: waited 2 s (Retry-After), then retried once"]
 
 
-async def test_rate_limiting_twice_advises_slowing_down(api, stub, naps):
+async def test_rate_limiting_twice_tells_the_model_to_stop_web_calls_for_this_turn(api, stub, naps):
     stub.fail(429, retry_after=1, times=2)
     result = await call(api, "news", query="kettle")
-    assert result.is_error and "Slow down" in text(result)
+    assert result.is_error and "still rate limiting after one polite retry" in text(result)
+    assert "Do not call the web tools again in this turn" in text(result)
     assert naps == [1.0] and stub.requests == 2 and api.budget.spent == 0
 
 
@@ -155,6 +166,30 @@ async def test_a_long_retry_after_is_reported_rather_than_waited_out(api, stub, 
     result = await call(api, "search", query="kettle")
     assert result.is_error and "asks to wait 120 s" in text(result)
     assert naps == [] and stub.requests == 1
+
+
+async def test_rate_limit_advice_never_asks_the_model_to_wait_because_a_model_cannot_sleep(api, stub, naps):
+    stub.fail(429, retry_after=120)
+    result = await call(api, "search", query="kettle")
+    assert "answer from what you have and tell the user web search is busy" in text(result)
+    assert "Wait that long" not in text(result) and "wait before" not in text(result).lower()
+
+
+async def test_a_server_error_after_a_rate_limit_is_not_reported_as_failing_twice(api, stub, naps):
+    stub.fail(429, retry_after=1)
+    stub.fail(500)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "twice" not in text(result)
+    assert "rate limited (HTTP 429), then failed on the retry (HTTP 500)" in text(result)
+    assert stub.requests == 2 and api.budget.spent == 0
+
+
+async def test_a_rate_limit_after_a_server_error_is_not_reported_as_a_second_rate_limit(api, stub, naps):
+    stub.fail(503)
+    stub.fail(429, retry_after=1)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "still rate limiting" not in text(result)
+    assert "failed (HTTP 503), then rate limited the retry (HTTP 429)" in text(result)
 
 
 async def test_a_server_error_is_retried_once(api, stub):
@@ -199,6 +234,7 @@ async def test_the_budget_runs_out_with_advice_and_no_further_requests(stub):
         results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     assert [r.is_error for r in results] == [False, False, True]
     assert "budget is spent (2 of 2 credits)" in text(results[2]) and stub.requests == 2
+    assert results[1].structured_content["budget_left"] == 0
 
 
 async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
@@ -230,3 +266,10 @@ async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(st
         assert api.budget.spent == 0
         later = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     assert not any(r.is_error for r in later) and api.budget.spent == 3
+
+
+@pytest.mark.parametrize("url", ["https://home.example.org/guides/descale-kettle", "http://93.184.216.34/",
+                                 "https://bücher.example.de/", "https://xn--bcher-kva.example/",
+                                 "http://[2001:4860:4860::8888]/"])
+def test_public_hosts_in_any_spelling_pass_the_url_check(url):
+    check_url(url)  # raises ToolError if refused

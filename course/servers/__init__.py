@@ -5,8 +5,9 @@
     python -m course.servers.stub_api [--port 8765]        # the REST API that webapi wraps
 
 Over stdio the client starts the server as its own child process, so no one else can talk to
-it. Over HTTP anyone who can reach the port can, so with `COURSE_MCP_TOKEN` set every request
-needs `Authorization: Bearer <token>` (401 otherwise).
+it. Over HTTP any program on this machine can (the servers listen on 127.0.0.1 only), so set
+`COURSE_MCP_TOKEN`: then every request needs `Authorization: Bearer <token>` (401 otherwise).
+Without it the server accepts everyone, and says so on stderr when it starts.
 """
 
 from __future__ import annotations
@@ -110,8 +111,10 @@ def stop(proc: subprocess.Popen, grace: float = 5.0) -> int:
     return proc.returncode
 
 
-def command_line(description: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=description)
+def command_line(description: str, module: str | None = None) -> argparse.ArgumentParser:
+    """The options every course server takes. `module` names it in the usage line
+    (`python -m course.servers.docs`) instead of the file name argparse would show."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}" if module else None, description=description)
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio",
                         help="stdio (default): the client starts this process; streamable-http: serve on 127.0.0.1")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port (streamable-http only)")
@@ -123,7 +126,10 @@ def serve(build: Callable[..., Any], args: argparse.Namespace, **options: Any) -
     if args.transport == "stdio":
         build(**options).run()  # stdout carries JSON-RPC: nothing else may write there
         return
-    server = build(token=os.environ.get(TOKEN_ENV), **options)
+    token = os.environ.get(TOKEN_ENV)
+    if not token:
+        print(f"no {TOKEN_ENV}: any program on this machine can call these tools", file=sys.stderr, flush=True)
+    server = build(token=token, **options)
     try:
         server.run("streamable-http", host=HOST, port=args.port, streamable_http_path=PATH)
     except KeyboardInterrupt:

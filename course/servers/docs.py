@@ -3,11 +3,13 @@
     python -m course.servers.docs [--transport stdio|streamable-http] [--port 8000] [--docs DIR]
                                   [--store FILE] [--embedder auto|lexical]
 
-Reading tools are annotated read-only; tools that change the shop's records are marked
-destructive, so a client asks before running them. Every expected failure is raised as the
-SDK's `ToolError`, whose message reaches the model; anything else reaches it only as
-"Error executing tool <name>". The search index (and its embedding model, ~5 s) loads in a
-background thread when the server starts, so `tools/list` answers at once.
+Reading tools are annotated read-only. Tools that change the shop's records say
+`read_only_hint=False`; those that can destroy or overwrite (refund, cancel) also say
+`destructive_hint=True`, while `create_ticket` only adds a record. A client should ask
+before either. Every expected failure is raised as the SDK's `ToolError`, whose message
+reaches the model; anything else reaches it only as "Error executing tool <name>". The
+search index (and its embedding model, ~5 s) loads in a background thread when the server
+starts, so `tools/list` answers at once.
 """
 
 from __future__ import annotations
@@ -29,7 +31,11 @@ from course import tools as course_tools
 from course.servers import bearer_auth, command_line, described, serve
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# Changes something, destroys nothing: a new ticket leaves every existing record as it was.
+ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+# Can destroy or overwrite: money paid out, an order cancelled.
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+ADDS_ONLY = {"create_ticket"}
 LOAD_TIMEOUT = 60.0  # seconds a search may wait for the index to finish loading
 
 
@@ -164,12 +170,12 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
     for read_tool in store.read_tools():
         add_course_tool(mcp, read_tool, READ)
     for write_tool in store.write_tools():
-        add_course_tool(mcp, write_tool, WRITE)
+        add_course_tool(mcp, write_tool, ADD if write_tool.name in ADDS_ONLY else WRITE)
     return mcp
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(__doc__.splitlines()[0])
+    parser = command_line(__doc__.splitlines()[0], "course.servers.docs")
     parser.add_argument("--docs", type=Path, default=paths.DATA, help="folder of markdown policy documents")
     parser.add_argument("--store", type=Path, default=None, help="the shop's JSON store (default work/shop.json)")
     parser.add_argument("--embedder", choices=["auto", "lexical"], default="auto",

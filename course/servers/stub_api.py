@@ -1,9 +1,10 @@
 """A local stand-in for a paid web-search REST API (lesson 5), so the web-API wrapper runs offline.
 
-    python -m course.servers.stub_api [--port 8765] [--credits 1000]
+    python -m course.servers.stub_api [--port 8765] [--credits 1000]      (or: make stub-api)
 
 It serves deterministic data on 127.0.0.1 and behaves like a real provider where it matters:
-answers carry more fields than a model needs, every successful request costs a credit,
+answers carry more fields than a model needs, every successful request costs a credit from
+the account (402 once it is empty: the provider's balance, not the wrapper's session budget),
 and it fails on demand (402, 429 with Retry-After, 5xx, slow answers), switched on by a test or
 the notebook through `StubAPI.fail(...)` or `POST /admin/fail`. It counts the requests it
 receives, so a test can prove that a rejected argument never reached it.
@@ -275,7 +276,7 @@ def _handler(api: StubAPI) -> type[BaseHTTPRequestHandler]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course.servers.stub_api", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--credits", type=int, default=1000)
     parser.add_argument("--api-key", default=None, help="require this X-Api-Key header")

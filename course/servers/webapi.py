@@ -1,6 +1,7 @@
 """A REST API wrapped as agent tools: web search, news and page reading with a credit budget (lesson 5).
 
     python -m course.servers.webapi [--api http://127.0.0.1:8765] [--budget 20]
+    (start the API first: `make stub-api`, or python -m course.servers.stub_api)
 
 The pattern for any paid API: check arguments before spending anything, give the model only
 the fields it needs, cap what it reads, and turn every failure into advice the model can follow
@@ -11,8 +12,12 @@ The API itself is `course.servers.stub_api` here, so the lesson runs offline.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import os
+import re
+import socket
+import ssl
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -28,14 +33,19 @@ from course.servers import bearer_auth, command_line, described, serve
 API_URL_ENV, API_KEY_ENV = "COURSE_WEBAPI_URL", "COURSE_WEBAPI_KEY"
 DEFAULT_API_URL = "http://127.0.0.1:8765"
 MAX_POLITE_WAIT = 5.0  # seconds; a longer Retry-After is reported to the model instead of waited out
-BLOCKED_SUFFIXES = (".local", ".localhost", ".internal", ".lan", ".home.arpa")
+BLOCKED_SUFFIXES = (".local", ".localhost", ".internal", ".intranet", ".corp", ".lan", ".home.arpa")
+HOST_NAME = re.compile(r"[^\W_]([\w-]*[^\W_])?(\.[^\W_]([\w-]*[^\W_])?)*")  # labels of letters, digits, "-"
 
 
 class CreditBudget:
-    """The credits this session may spend. Reserve before a request; refund it if the request fails.
+    """The credits this server may spend: our own cap, apart from the provider's account balance
+    (which answers 402 when empty). Reserve before a request; refund it if the request fails.
 
-    Reserving happens under a lock and before the first `await` of the call, so fifty parallel
-    calls cannot all see "3 credits left" and then all spend: the check and the spending are one step.
+    Reserving happens before the first `await` of the call, so fifty parallel calls cannot all see
+    "3 credits left" and then all spend: asyncio switches tasks only at an `await`, and there is
+    none between the check and the spending. The lock keeps that true if reserving ever needs an
+    `await` (a shared budget in a database, say). One budget per server process: over stdio that
+    is one client's session; over HTTP every client of the process shares it.
     """
 
     def __init__(self, total: int):
@@ -49,7 +59,7 @@ class CreditBudget:
     async def reserve(self, cost: int) -> None:
         async with self._lock:
             if cost > self.left:
-                raise ToolError(f"This session's web budget is spent ({self.spent} of {self.total} credits). "
+                raise ToolError(f"The web budget is spent ({self.spent} of {self.total} credits). "
                                 "Do not call web tools again; answer from what you already have and tell the "
                                 "user the web budget ran out.")
             self.spent += cost
@@ -59,21 +69,49 @@ class CreditBudget:
 
 
 def check_url(url: str) -> None:
-    """Refuse, before any request, URLs the tools must never fetch (internal services, other schemes)."""
+    """Refuse, before any request, URLs the tools must never fetch (internal services, other schemes).
+
+    This checks how the URL is written: every spelling of an IP address (`127.1`, `2130706433`,
+    `0x7f000001`, `[::ffff:127.0.0.1]`), a trailing dot (`localhost.`), one-word intranet names
+    (`printer`) and internal suffixes. It cannot see where a public-looking name resolves to: here
+    the provider fetches the page (and blocks private targets, 403). A wrapper that fetches
+    pages itself must also check the resolved IP address, at connection time.
+    """
     parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
+    try:
+        host = (parts.hostname or "").lower().rstrip(".")
+    except ValueError:  # e.g. an unclosed "[" in the host
+        host = ""
     if parts.scheme not in ("http", "https") or not host:
         raise ToolError(f"Only http:// or https:// URLs with a host can be read (got {url!r}), "
                         "for example a URL from the search results.")
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        private = host == "localhost" or host.endswith(BLOCKED_SUFFIXES)
-    else:
-        private = not ip.is_global
-    if private:
+    if is_private_host(host):
         raise ToolError(f"{host} is a private or internal address; the web tools never read those. "
                         "Use another, public source: pick a different result from search or news.")
+
+
+def is_private_host(host: str) -> bool:
+    """True for a host name or address that may point inside this machine or its network."""
+    ip = numeric_address(host)
+    if ip is not None:
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+            ip = ip.ipv4_mapped
+        return not ip.is_global
+    if not HOST_NAME.fullmatch(host):  # %-escapes, spaces, empty labels: not a name DNS would serve
+        return True
+    return host == "localhost" or "." not in host or host.endswith(BLOCKED_SUFFIXES)
+
+
+def numeric_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address a host means if it is written as a number, in any spelling a resolver accepts."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    try:  # the C library's forms: 127.1, 2130706433, 0x7f000001, 0177.0.0.1, 0
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
 
 
 class WebAPI:
@@ -92,12 +130,12 @@ class WebAPI:
     async def search(self, query: str, n: int) -> dict:
         data = await self._get("/search", {"q": query, "n": n})
         return {"results": [{k: r[k] for k in ("title", "url", "snippet")} for r in data["results"]],
-                "credits_left": self.budget.left}
+                "budget_left": self.budget.left}
 
     async def news(self, query: str, n: int, days: int) -> dict:
         data = await self._get("/news", {"q": query, "n": n, "days": days})
         keep = ("title", "source", "published", "url", "summary")
-        return {"articles": [{k: a[k] for k in keep} for a in data["articles"]], "credits_left": self.budget.left}
+        return {"articles": [{k: a[k] for k in keep} for a in data["articles"]], "budget_left": self.budget.left}
 
     async def read_page(self, url: str, start: int, max_chars: int) -> dict:
         check_url(url)
@@ -107,7 +145,7 @@ class WebAPI:
         truncated = start + len(piece) < len(text)
         return {"url": url, "title": data["title"], "text": piece, "truncated": truncated,
                 "next_start": start + len(piece) if truncated else None, "total_chars": len(text),
-                "credits_left": self.budget.left}
+                "budget_left": self.budget.left}
 
     async def _get(self, path: str, params: dict, what: str = "") -> dict:
         await self.budget.reserve(self.COST)  # first, before any await that could let another call in
@@ -118,8 +156,10 @@ class WebAPI:
             raise
 
     async def _request(self, path: str, params: dict, what: str) -> dict:
-        async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout) as http:
-            for attempt in (1, 2):
+        async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout,
+                                      verify=tls_context()) as http:
+            first: int | None = None  # the status of the first attempt, once we retry
+            while True:
                 try:
                     r = await http.get(path, params=params)
                 except httpx2.TimeoutException:
@@ -130,17 +170,22 @@ class WebAPI:
                                     "user that web search is unavailable right now.") from None
                 if r.status_code == 200:
                     return r.json()
-                wait = retry_after(r)
-                if attempt == 1 and r.status_code == 429 and wait <= MAX_POLITE_WAIT:
+                if first is None and r.status_code == 429 and retry_after(r) <= MAX_POLITE_WAIT:
+                    wait = retry_after(r)
                     self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
                     await self.sleep(wait)
-                    continue
-                if attempt == 1 and r.status_code >= 500:
+                elif first is None and r.status_code >= 500:
                     self.retries.append(f"{r.status_code} server error: retried once")
                     await self.sleep(0.5)
-                    continue
-                raise ToolError(advice(r, what, retried=attempt == 2))
-        raise AssertionError("unreachable")
+                else:
+                    raise ToolError(advice(r, what, first))
+                first = r.status_code
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx2's default TLS context, built once: building one per client costs ~20 ms of CPU."""
+    return httpx2.create_ssl_context()
 
 
 def retry_after(r: httpx2.Response) -> float:
@@ -150,8 +195,13 @@ def retry_after(r: httpx2.Response) -> float:
         return MAX_POLITE_WAIT + 1
 
 
-def advice(r: httpx2.Response, what: str, retried: bool) -> str:
-    """What the model should do about a failed request: the message it reads instead of a traceback."""
+STOP_FOR_THIS_TURN = ("Do not call the web tools again in this turn; answer from what you have and tell the user "
+                      "web search is busy.")
+
+
+def advice(r: httpx2.Response, what: str, first: int | None = None) -> str:
+    """What the model should do about a failed request: the message it reads instead of a traceback.
+    `first` is the status of the first attempt when this answer came from the one retry."""
     status = r.status_code
     try:
         body = r.json()
@@ -161,12 +211,11 @@ def advice(r: httpx2.Response, what: str, retried: bool) -> str:
         return ("The web API account is out of credits (HTTP 402). Stop using the web tools and tell the user "
                 "that web search is unavailable until credits are added. Do not retry.")
     if status == 429:
-        wait = retry_after(r)
-        if retried:
-            return ("The web API is still rate limiting after one polite retry (HTTP 429). Slow down: make fewer "
-                    "web calls, wait before the next one, and answer from what you already have.")
-        return (f"The web API is rate limiting (HTTP 429) and asks to wait {wait:g} s. Wait that long before "
-                "the next web call, or answer from what you already have.")
+        if first == 429:
+            return f"The web API is still rate limiting after one polite retry (HTTP 429). {STOP_FOR_THIS_TURN}"
+        if first is not None:
+            return f"The web API failed (HTTP {first}), then rate limited the retry (HTTP 429). {STOP_FOR_THIS_TURN}"
+        return f"The web API is rate limiting (HTTP 429) and asks to wait {retry_after(r):g} s. {STOP_FOR_THIS_TURN}"
     if status == 403 and body.get("error") == "blocked":
         why = "needs a login" if body.get("reason") == "login_required" else "is on a private network"
         return f"The page {what} {why}, so it cannot be read. Use another source: pick a different result."
@@ -176,8 +225,16 @@ def advice(r: httpx2.Response, what: str, retried: bool) -> str:
         return (f"The web API rejected this server's API key (HTTP 401). Tell the user to set {API_KEY_ENV}; "
                 "do not retry.")
     if status >= 500:
-        return (f"The web API failed{' twice' if retried else ''} (HTTP {status}). Try again later; for now "
-                "answer from what you have and tell the user web results are unavailable.")
+        if first is None:
+            happened = f"failed (HTTP {status})"
+        elif first == status:
+            happened = f"failed twice (HTTP {status})"
+        elif first >= 500:
+            happened = f"failed twice (HTTP {first}, then {status})"
+        else:
+            happened = f"rate limited (HTTP {first}), then failed on the retry (HTTP {status})"
+        return (f"The web API {happened}. Try again later; for now answer from what you have and tell the user "
+                "web results are unavailable.")
     return f"The web API refused the request (HTTP {status}: {body.get('message', r.reason_phrase)}). Do not retry."
 
 
@@ -191,8 +248,9 @@ WEB = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint
 
 
 def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPServer:
-    """The web tools as an MCP server. `api` holds the budget. Over stdio every client starts its own
-    server process, so the budget is per session; over HTTP all clients of one process share it."""
+    """The web tools as an MCP server. `api` holds the budget (`budget_left` in every answer). Over stdio
+    every client starts its own server process, so the budget is per session; over HTTP all clients of
+    one process share it."""
     api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
     mcp = MCPServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
                     "from a small budget: prefer the shop's own documents when they answer the question.",
@@ -230,7 +288,7 @@ def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPS
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(__doc__.splitlines()[0])
+    parser = command_line(__doc__.splitlines()[0], "course.servers.webapi")
     parser.add_argument("--api", default=os.environ.get(API_URL_ENV, DEFAULT_API_URL), help="the REST API's URL")
     parser.add_argument("--budget", type=int, default=20, help="credits one session may spend")
     args = parser.parse_args(argv)
