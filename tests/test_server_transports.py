@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -15,12 +17,17 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from course.paths import ROOT
-from course.servers import free_port, http_server, stop, wait_for_port
+from course.servers import TOKEN_ENV, free_port, http_server, stop, wait_for_port
 from course.servers.wire import recorded
 
 pytestmark = pytest.mark.anyio
 
 TOKEN = "test-token-123"
+# A bare tools/list in protocol revision 2026-07-28 (no session, the method repeated in a header).
+MODERN_HEADERS = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list",
+                  "Accept": "application/json, text/event-stream"}
+LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}
 
 
 def docs_command(store) -> StdioServerParameters:
@@ -77,15 +84,23 @@ async def test_http_with_the_token_serves_the_tools(secured_url):
     assert result.structured_content["cite_as"] == "refunds › Time limits"
 
 
-def test_the_http_server_stops_cleanly_on_ctrl_c():
+def test_without_a_token_the_http_server_serves_everyone_says_so_and_stops_cleanly_on_ctrl_c():
     port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen([sys.executable, "-m", "course.servers.docs", "--transport", "streamable-http",
-                                 "--port", str(port), "--embedder", "lexical"], stderr=log, stdout=subprocess.DEVNULL)
-        wait_for_port(port, proc, log, 30)
-        assert stop(proc) == 0
+                                 "--port", str(port), "--embedder", "lexical"], env=env, stderr=log,
+                                stdout=subprocess.DEVNULL)
+        try:
+            wait_for_port(port, proc, log, 30)
+            anyone = httpx2.post(f"http://127.0.0.1:{port}/mcp", json=LIST_TOOLS, headers=MODERN_HEADERS)
+        finally:
+            code = stop(proc)
         log.seek(0)
-        assert b"Traceback" not in log.read()
+        stderr = log.read().decode()
+    assert anyone.status_code == 200 and "search_docs" in anyone.text
+    assert "no COURSE_MCP_TOKEN: any program on this machine can call these tools" in stderr
+    assert code == 0 and "Traceback" not in stderr
 
 
 def test_a_missing_docs_folder_stops_the_cli_with_a_clear_message(tmp_path):
@@ -118,3 +133,11 @@ def test_the_mcp_json_example_launches_modules_that_exist():
             assert done.returncode == 0 and "--transport" in done.stdout, name
         else:
             assert server["url"].endswith("/mcp") and "${COURSE_MCP_TOKEN" in server["headers"]["Authorization"]
+
+
+@pytest.mark.parametrize("module", ["docs", "webapi", "stub_api"])
+def test_the_usage_line_names_the_module_to_run_not_its_file(module, capsys):
+    main = importlib.import_module(f"course.servers.{module}").main
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().out.startswith(f"usage: python -m course.servers.{module} ")
