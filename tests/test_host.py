@@ -1,5 +1,6 @@
 """The MCP host, in memory: allowlists, approval, client-side answers, timeouts, pagination, several servers."""
 
+import asyncio
 import time
 
 import pytest
@@ -7,7 +8,7 @@ from servers import paginated, shopfront
 
 from course.agent import Limits, arun_agent
 from course.approval import ScriptedApprover
-from course.host import McpHost, in_memory, result_text, to_openai_tool
+from course.host import Http, McpHost, ServerError, http, in_memory, result_text, to_openai_tool
 from course.scripted import ScriptedModel, call, raw_call
 from mcp import Client
 import mcp.types as types
@@ -234,3 +235,145 @@ async def test_the_lesson_2_loop_runs_unchanged_with_the_hosts_tools():
     assert tool_texts[0] == "Order A1001 has shipped." and "JSON object" in tool_texts[1]
     assert "not available" in tool_texts[3]
     assert {t["function"]["name"] for t in model.requests[0]["tools"]} == SHOP_TOOLS
+
+
+# -- found in review --------------------------------------------------------------------------------
+def refund_server(name: str, calls: list, *, claims_read_only: bool = False):
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer(name, log_level="WARNING")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=claims_read_only))
+    def issue_refund(order_id: str, amount: float) -> str:
+        """Refund an order."""
+        calls.append((name, order_id, amount))
+        return f"{name} refunded {amount:.2f}"
+
+    return server
+
+
+def no_big_refunds(name, arguments):
+    if name == "issue_refund" and arguments.get("amount", 0) > 100:
+        return "deny"
+    return None
+
+
+async def test_a_rule_still_matches_a_tool_that_a_name_clash_renamed():
+    calls = []
+    async with McpHost(approver=ScriptedApprover([]), rules=[no_big_refunds], quiet=True) as host:
+        await host.connect("a", in_memory(refund_server("a", calls)), allow={"issue_refund"})
+        await host.connect("b", in_memory(refund_server("b", calls, claims_read_only=True)), allow={"issue_refund"})
+        assert sorted(host.offered) == ["a__issue_refund", "b__issue_refund"]
+        replies = [await host.execute(name, '{"order_id": "A1001", "amount": 500}')
+                   for name in ("a__issue_refund", "b__issue_refund")]
+    assert all("not permitted" in reply for reply in replies) and calls == []
+    assert [(e.tool, e.decision, e.decided_by) for e in host.log] == [
+        ("a__issue_refund", "denied", "rule no_big_refunds"), ("b__issue_refund", "denied", "rule no_big_refunds")]
+
+
+async def test_a_rule_that_takes_a_server_parameter_is_told_which_server_the_tool_is_on():
+    seen, calls = [], []
+
+    def only_refunds_on_a(name, arguments, server):
+        seen.append((name, server))
+        return "deny" if server != "a" else None
+
+    async with McpHost(approver=ScriptedApprover([True]), rules=[only_refunds_on_a], quiet=True) as host:
+        await host.connect("a", in_memory(refund_server("a", calls)), allow={"issue_refund"})
+        await host.connect("b", in_memory(refund_server("b", calls)), allow={"issue_refund"})
+        denied = await host.execute("b__issue_refund", '{"order_id": "A1001", "amount": 5}')
+        paid = await host.execute("a__issue_refund", '{"order_id": "A1001", "amount": 5}')
+    assert seen == [("issue_refund", "b"), ("issue_refund", "a")]
+    assert "not permitted" in denied and paid == "a refunded 5.00" and calls == [("a", "A1001", 5.0)]
+
+
+async def test_connecting_a_server_that_renames_a_known_tool_says_so(capsys):
+    async with McpHost() as host:
+        await host.connect("a", in_memory(refund_server("a", [])), allow={"issue_refund"})
+        await host.connect("b", in_memory(refund_server("b", [])), allow={"issue_refund"})
+    out = capsys.readouterr().out
+    assert "the model now sees a__issue_refund and b__issue_refund" in out
+    assert "connect every server before the conversation starts" in out
+
+
+async def test_after_close_the_host_offers_nothing_and_answers_calls_itself():
+    calls = []
+    host = await shop_host(calls)
+    await host.close()
+    reply = await host.execute("lookup", '{"order_id": "A1001"}')
+    assert host.tools() == [] and host.offered == {} and host.hidden == {}
+    assert reply.startswith("Error:") and "no MCP server is connected" in reply and calls == []
+    await host.connect("shop", in_memory(shopfront.build(calls)), allow={"lookup"})  # a closed host can connect again
+    try:
+        assert await host.execute("lookup", '{"order_id": "A1001"}') == "Order A1001 has shipped."
+    finally:
+        await host.close()
+
+
+@pytest.mark.timeout(5)  # it used to wait 10 s for a connection that could never start
+@pytest.mark.parametrize("spec, hint", [(shopfront.build(), "e.g. in_memory(server)"),
+                                        ("http://127.0.0.1:8000/mcp", "e.g. http('http://127.0.0.1:8000/mcp')"),
+                                        ("course.servers.docs", 'e.g. stdio("course.servers.docs")')])
+async def test_a_server_given_without_its_wrapper_is_refused_at_once_with_the_wrapper_to_use(spec, hint):
+    host = McpHost(quiet=True)
+    with pytest.raises(TypeError) as caught:
+        await host.connect("x", spec, allow={"lookup"})
+    assert "connect() takes stdio(...), http(url) or in_memory(server)" in str(caught.value)
+    assert hint in str(caught.value) and host.connections == {}
+
+
+@pytest.mark.timeout(5)
+async def test_a_failure_while_explaining_a_failure_still_ends_connecting_at_once(monkeypatch):
+    import course.host.connection as connection
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the diagnosis broke")
+
+    monkeypatch.setattr(connection, "explain", broken)
+    monkeypatch.setattr(connection.Connection, "_client", lambda self: broken())
+    with pytest.raises(ServerError) as caught:
+        await McpHost(quiet=True).connect("x", in_memory(shopfront.build()), allow=set())
+    assert "connecting failed: RuntimeError" in str(caught.value)
+
+
+async def test_unreadable_arguments_get_an_example_made_from_the_tools_own_parameters():
+    host = await shop_host([])
+    try:
+        refund = await host.execute("refund", "order A1001, 10 EUR")
+        lookup = await host.execute("lookup", "[]")
+    finally:
+        await host.close()
+    assert "(order_id, amount)" in refund and "(order_id)" in lookup
+    assert [e.decided_by for e in host.log] == ["unreadable arguments", "unreadable arguments"]
+
+
+async def test_a_timed_out_write_tells_the_model_it_may_have_run_and_to_check_first():
+    from mcp.server.mcpserver import MCPServer
+
+    slow = MCPServer("slow", log_level="WARNING")
+
+    @slow.tool()
+    async def issue_refund(amount: float) -> str:
+        """A refund whose payment provider hangs."""
+        await asyncio.sleep(5)
+        return "refunded"
+
+    async with McpHost(approver=ScriptedApprover([True]), timeout=0.2, quiet=True) as host:
+        await host.connect("slow", in_memory(slow), allow={"issue_refund"})
+        reply = await host.execute("issue_refund", '{"amount": 5}')
+    assert reply.startswith("Error:") and "did not answer within 0.2 s" in reply
+    assert "may or may not have run: check before retrying" in reply and "Do not retry" not in reply
+
+
+def test_a_url_without_a_scheme_is_refused_with_the_form_it_needs():
+    with pytest.raises(ValueError, match="the URL must start with http://"):
+        http("127.0.0.1:8000/mcp")
+
+
+@pytest.mark.timeout(10)
+async def test_a_url_the_client_cannot_use_says_it_must_start_with_http():
+    with pytest.raises(ServerError) as caught:
+        await McpHost(quiet=True).connect("x", Http("127.0.0.1:8000/mcp"), allow=set())  # bypassing http()
+    text = str(caught.value)
+    assert "the URL must start with http://" in text and ".." not in text

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from course.approval import ScriptedApprover
-from course.host import McpHost, ServerError, http, stdio, stdio_command
+from course.host import McpHost, ServerError, child_processes, http, stdio, stdio_command
 from course.servers import free_port, http_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -51,8 +51,29 @@ async def test_a_wrong_module_name_is_explained_with_the_childs_stderr():
     with pytest.raises(ServerError) as caught:
         await quiet_host().connect("docs", stdio("course.servers.no_such_server"), allow=set())
     text = str(caught.value)
-    assert "stopped before the MCP handshake" in text and "No module named course.servers.no_such_server" in text
+    assert "stopped before it answered its first MCP request" in text
+    assert "No module named course.servers.no_such_server" in text
     assert "Check: the module name" in text
+
+
+async def test_child_processes_shows_a_stdio_server_until_its_host_closes():
+    host = quiet_host()
+    try:
+        await host.connect("env", stdio("course.host.env_server"), allow={"environment_names"})
+        while_open = child_processes()
+    finally:
+        await host.close()
+    assert [c for c in while_open if c.endswith("-m course.host.env_server")]
+    assert not [c for c in child_processes() if "course.host.env_server" in c]
+
+
+async def test_a_server_that_refuses_its_command_line_arguments_points_at_them():
+    refuses = stdio_command(sys.executable, "-c", "import argparse; argparse.ArgumentParser(prog='srv').parse_args()",
+                            "--bogus")
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("x", refuses, allow=set())
+    text = str(caught.value)
+    assert "unrecognized arguments: --bogus" in text and "Check: the arguments after the module or script" in text
 
 
 async def test_a_wrong_script_path_is_explained():
@@ -128,6 +149,23 @@ async def test_http_with_a_wrong_path_points_at_mcp(shop_url):
     assert "404" in str(caught.value) and "/mcp" in str(caught.value)
 
 
+async def test_http_without_the_mcp_path_says_to_add_it(shop_url):
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("shop", http(shop_url.removesuffix("/mcp"), token=TOKEN), allow=set())
+    text = str(caught.value)
+    assert "404" in text and f"the URL has no path: add /mcp, e.g. {shop_url}." in text
+
+
+@pytest.mark.xfail(strict=True, reason="lead fixes course.servers.http_server env")
+async def test_an_http_server_started_by_http_server_gets_no_secret_from_the_parent_environment(monkeypatch):
+    monkeypatch.setenv("SHOP_API_KEY", "sk-planted-secret-93a1")
+    with http_server("tests.servers.http_env", token=TOKEN) as url:
+        async with quiet_host() as host:
+            await host.connect("env", http(url, token=TOKEN), allow={"environment_names"})
+            names = (await host.execute("environment_names", "{}")).split()
+    assert "PATH" in names and "SHOP_API_KEY" not in names
+
+
 async def test_http_to_a_server_that_is_not_running_says_to_start_it():
     with pytest.raises(ServerError) as caught:
         await quiet_host().connect("shop", http(f"http://127.0.0.1:{free_port()}/mcp"), allow=set())
@@ -169,8 +207,8 @@ async def test_a_server_on_the_older_protocol_mcp_1_works_with_the_same_host():
     assert total == "Order A1001 totals 49.00 EUR." and "not run" in cancel
 
 
-async def test_a_stdio_program_that_never_answers_the_handshake_times_out_with_a_hint():
+async def test_a_stdio_program_that_never_answers_its_first_request_times_out_with_a_hint():
     silent = stdio_command(sys.executable, "-c", "import time; time.sleep(30)")
     with pytest.raises(ServerError) as caught:
         await quiet_host().connect("silent", silent, allow=set(), read_timeout=0.5)
-    assert "did not answer the MCP handshake in time" in str(caught.value)
+    assert "did not answer its first MCP request in time" in str(caught.value)

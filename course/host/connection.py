@@ -29,8 +29,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import ValidationError
 
-from course.host.errors import Observed, ServerError, explain
-from course.host.servers import Http, InMemory, ServerSpec, Stdio
+from course.host.errors import CallTimedOut, Observed, ServerError, explain
+from course.host.servers import Http, InMemory, ServerSpec, Stdio, check_spec
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host
 
@@ -75,13 +75,14 @@ class Connection:
 
     @classmethod
     async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
+        check_spec(spec)
         _warm_up_result_validation()
         conn = cls(name, spec, read_timeout=read_timeout)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         conn._task = asyncio.create_task(conn._own(ready), name=f"mcp-connection-{name}")
         try:
-            # The read timeout bounds the whole handshake too. (The SDK's own probe waits up to 10 s for
-            # a server that never answers before it even tries the older handshake.)
+            # The read timeout bounds connecting too. (The SDK's own server/discover probe waits up to 10 s
+            # for a server that never answers before it even tries the older initialize handshake.)
             await asyncio.wait_for(asyncio.shield(ready), read_timeout)
         except (asyncio.TimeoutError, TimeoutError) as e:
             await conn.close()
@@ -110,6 +111,9 @@ class Connection:
             if isinstance(e, asyncio.CancelledError):
                 raise
         finally:
+            if not ready.done():  # whatever happened, `open` must not wait for its timeout
+                ready.set_exception(ServerError(self.name, "the connection ended before it was ready.",
+                                                "the server's log."))
             self.client = None
             if self._http is not None:
                 await self._http.aclose()
@@ -153,9 +157,13 @@ class Connection:
         return data.decode("utf-8", "replace")
 
     def _explain(self, exc: BaseException, during: str) -> ServerError:
-        self.seen.stderr = self.stderr_tail().replace(sys.executable, "python")  # shorter, same on every machine
-        where = self.spec.url if isinstance(self.spec, Http) else self.spec.describe()
-        return explain(exc, self.name, where, self.seen, during=during)
+        try:
+            self.seen.stderr = self.stderr_tail().replace(sys.executable, "python")  # shorter, same on every machine
+            where = self.spec.url if isinstance(self.spec, Http) else self.spec.describe()
+            return explain(exc, self.name, where, self.seen, during=during)
+        except Exception as e:  # noqa: BLE001 - a diagnosis must never hide the failure it describes
+            return ServerError(self.name, f"{during} failed: {type(exc).__name__}: {exc} ({type(e).__name__} "
+                                          f"while explaining it: {e})", "the server's log.")
 
     def _usable(self) -> Client:
         if self.failure is not None:
@@ -192,7 +200,7 @@ class Connection:
             return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
         except MCPError as e:
             if e.code == -32001:  # the call timed out; the connection is still fine
-                raise ServerError(self.name, f"{tool} did not answer within {timeout:g} s.",
+                raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",
                                   "whether the tool is stuck, or raise the timeout.") from None
             await asyncio.sleep(0.05)  # let the owner task see a closed connection first
             error = self._explain(e, f"running {tool}")
@@ -204,7 +212,7 @@ class Connection:
         """End the connection (a stdio child is asked to exit, then killed if it does not)."""
         self._closing.set()
         if self._task is not None and not self._task.done():
-            if self.client is None:  # still connecting (a hung handshake): nothing to shut down politely
+            if self.client is None:  # still connecting (a server that never answers): nothing to shut down politely
                 self._task.cancel()
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 10)

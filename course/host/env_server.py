@@ -11,14 +11,20 @@ import os
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-server = MCPServer("env-names", log_level="WARNING")
+
+def build(**options) -> MCPServer:
+    """`options` go to `MCPServer` (e.g. lesson 5's `bearer_auth(token)`)."""
+    server = MCPServer("env-names", log_level="WARNING", **options)
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True), structured_output=False)
+    def environment_names() -> str:
+        """The names of the environment variables this server process sees, sorted, one per line."""
+        return "\n".join(sorted(os.environ))
+
+    return server
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=True), structured_output=False)
-def environment_names() -> str:
-    """The names of the environment variables this server process sees, sorted, one per line."""
-    return "\n".join(sorted(os.environ))
-
+server = build()
 
 if __name__ == "__main__":
     server.run()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import httpx2
 from mcp import MCPError
@@ -24,6 +25,10 @@ class ServerError(Exception):
     def __init__(self, server: str, problem: str, check: str):
         super().__init__(f"{server}: {problem}\n  Check: {check}")
         self.server, self.problem, self.check = server, problem, check
+
+
+class CallTimedOut(ServerError):
+    """A tool call got no answer in time; the connection is still fine (the call may still be running)."""
 
 
 @dataclass
@@ -58,6 +63,9 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
                                "the command exists and is executable. For a Python server use "
                                "stdio('module.name') or stdio('path/to/server.py'): they run this course's "
                                "interpreter (sys.executable).")
+        if isinstance(e, httpx2.UnsupportedProtocol):
+            return ServerError(server, f"{where} is not a URL the client can use ({_sentence(e)})",
+                               "the URL must start with http:// (or https://), e.g. http://127.0.0.1:8000/mcp.")
         if isinstance(e, httpx2.ConnectError | httpx2.ConnectTimeout):
             return ServerError(server, f"nothing answers at {where} ({e}).",
                                "is the server running? Start it first (for the course's server: "
@@ -73,20 +81,24 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
         return ServerError(server, "the server refused the request (403 Forbidden).",
                            "the token's permissions (scopes), or the Origin the server accepts.")
     if status == 404:
-        return ServerError(server, f"there is no MCP endpoint at {where} (404 Not Found).",
-                           "the path: Streamable HTTP servers usually answer at /mcp, e.g. http://127.0.0.1:8000/mcp.")
+        if urlsplit(where).path in ("", "/"):  # the most common slip: the URL of the server, not of its endpoint
+            check = f"the URL has no path: add /mcp, e.g. {where.rstrip('/')}/mcp."
+        else:
+            check = "the path: Streamable HTTP servers usually answer at /mcp, e.g. http://127.0.0.1:8000/mcp."
+        return ServerError(server, f"there is no MCP endpoint at {where} (404 Not Found).", check)
     if status == 421:
         return ServerError(server, "the server rejected the Host header (421): DNS-rebinding protection.",
                            "connect with the host name the server was started with (127.0.0.1 or localhost).")
     if REQUEST_TIMEOUT in codes or any(isinstance(e, TimeoutError) for e in found):
-        what = "answer the MCP handshake" if during == "connecting" else f"answer while {during}"
+        what = "answer its first MCP request" if during == "connecting" else f"answer while {during}"
         return ServerError(server, f"the server did not {what} in time.{noise}{stderr}",
                            "a stdio server must print nothing to stdout and start quickly; run "
                            f"`{where}` in a terminal to see what it does. Raise the timeout if the tool is "
                            "just slow.")
     if CONNECTION_CLOSED in codes or any(isinstance(e, httpx2.RemoteProtocolError) for e in found):
         if during == "connecting":
-            return ServerError(server, f"the server stopped before the MCP handshake finished.{noise}{stderr}",
+            return ServerError(server, f"the server stopped before it answered its first MCP request."
+                                       f"{noise}{stderr}",
                                _start_hint(seen.stderr, where))
         return ServerError(server, f"the server stopped while {during} (it crashed or was killed); "
                                    f"the connection is gone.{stderr}",
@@ -97,12 +109,20 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
     first = found[0] if found else exc
     message = f"MCP error {first.code}: {first.message}" if isinstance(first, MCPError) else \
         f"{type(first).__name__}: {first}"
-    return ServerError(server, f"{during} failed: {message}.{stderr}", "the server's log and the address " + where)
+    return ServerError(server, f"{during} failed: {_sentence(message)}{stderr}",
+                       "the server's log and the address " + where)
+
+
+def _sentence(text: object) -> str:
+    """`text` ending in exactly one period."""
+    return str(text).rstrip().rstrip(".") + "."
 
 
 def _start_hint(stderr: str, where: str) -> str:
     if "No module named" in stderr:
         return f"the module name in `{where}`: the server's interpreter cannot import it."
+    if "error: unrecognized arguments" in stderr or "error: argument" in stderr:
+        return f"the arguments after the module or script in `{where}`: the server's usage line above lists them."
     if "can't open file" in stderr or "No such file" in stderr:
         return f"the script path in `{where}` (relative paths start from the current directory)."
     return f"run `{where}` in a terminal: a stdio server should wait for input without printing to stdout."

@@ -2,13 +2,16 @@
 
     async with McpHost(approver=choose_approver(scripted=[True])) as host:
         await host.connect("docs", stdio("course.servers.docs"), allow={"search_docs", "create_ticket"})
-        result = await arun_agent(client, model, question, tools=host.tools(), execute=host.execute)
+        result = await arun_agent(llm, model, question, tools=host.tools(), execute=host.execute)
 
-- one client per server; several servers at once, a name clash resolved as `server__tool`;
-- a client-side allowlist per server: a tool the server adds later is hidden (and named)
-  until you add it, so a server update cannot hand the model new powers silently;
-- every call passes lesson 4's policy: a tool runs without asking only if the server
-  annotates it read-only *and* it is on your allowlist; anything else needs approval;
+- one client per server; several servers at once. When two servers offer the same tool name,
+  both copies are renamed `server__tool` (connect every server before the conversation starts:
+  a model that already knew the plain name will not find it any more);
+- a client-side allowlist per server: a tool that is not on it never runs and the model does
+  not even see it; a tool the server adds later stays hidden (and named) until you add it;
+- every call passes lesson 4's policy: of the allowlisted tools, those the server annotates
+  read-only run at once, the rest need approval. Lesson 4's rules see the server's own tool
+  name (`issue_refund`, also when the model knows it as `shop__issue_refund`);
 - unknown tools and unreadable arguments are answered here, without bothering the server;
 - each call has a timeout; a failed call is always reported to the model as an error.
 """
@@ -16,17 +19,19 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import mcp.types as types
 
-from course.approval import Approver, guarded
+from course.approval import NOT_OFFERED, Approver, guarded
 from course.host.connection import Connection
 from course.host.convert import Outcome, is_read_only, openai_name, result_text, to_openai_tool
-from course.host.errors import ServerError
-from course.host.servers import ServerSpec
+from course.host.errors import CallTimedOut, ServerError
+from course.host.servers import ServerSpec, check_spec
 from course.permissions import DecisionLog, Policy, Rule
 
 SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
@@ -70,8 +75,9 @@ class McpHost:
         """Connect to a server, list its tools, and offer the allowlisted ones to the model.
 
         `allow`: the server's tool names the model may see. `timeout`: seconds per tool call on
-        this server (default: the host's). `read_timeout`: seconds for the handshake and listing.
+        this server (default: the host's). `read_timeout`: seconds for connecting and listing.
         """
+        check_spec(spec)
         if isinstance(allow, str):
             raise TypeError(f"allow= takes tool names, e.g. {{{allow!r}}}, not a single string.")
         if name in self.connections:
@@ -88,11 +94,21 @@ class McpHost:
         self.listed[name], self._allow[name] = tools, set(allow)
         if timeout is not None:
             self._timeouts[name] = timeout
+        before = dict(self.offered)
         self._offer()
         if not self.quiet:
             print(self.describe(name))
+            self._warn_about_renames(before)
         self._warn_about_stdout(connection)
         return connection
+
+    def _warn_about_renames(self, before: dict[str, Offered]) -> None:
+        for old in before.values():
+            if old.name not in self.offered:
+                now = [o.name for o in self.offered.values() if o.tool.name == old.tool.name]
+                print(f"  note: two servers offer {old.tool.name}, so the model now sees {' and '.join(now)}. "
+                      f"A model that already knew {old.name} will not find it: connect every server before "
+                      "the conversation starts.")
 
     def _warn_about_stdout(self, connection: Connection) -> None:
         """Name the lines a stdio server wrote to stdout that are not MCP messages (each line once)."""
@@ -117,9 +133,24 @@ class McpHost:
             base = openai_name(tool.name)
             exposed = base if counts[base] == 1 else openai_name(f"{server}{SEPARATOR}{tool.name}")
             self.offered[exposed] = Offered(exposed, server, tool)
-        policy = Policy({o.name: "read" if o.read_only else "write" for o in self.offered.values()},
-                        allowlist=set(self.offered), rules=self.rules)
-        self._guarded = guarded(self.call_server, policy=policy, approver=self.approver, log=self.log)
+        self._guarded = guarded(self.call_server, policy=self.policy(), approver=self.approver, log=self.log)
+
+    def policy(self) -> Policy:
+        """Lesson 4's policy for what is offered now: the allowlist, the rules, and each tool's risk."""
+        risks = {o.name: "read" if o.read_only else "write" for o in self.offered.values()}  # the server's claim
+        return Policy(risks, allowlist=set(self.offered), rules=[self._on_server_names(r) for r in self.rules])
+
+    def _on_server_names(self, rule: Rule) -> Rule:
+        """`rule`, called with the server's own tool name (and the server, if it takes `server`)."""
+        takes_server = _takes_server(rule)
+
+        @functools.wraps(rule)  # the decision log names the rule
+        def judged(name: str, arguments: dict):
+            offered = self.offered.get(name)  # the policy asks rules only about offered tools
+            tool, server = (offered.tool.name, offered.server) if offered else (name, None)
+            return rule(tool, arguments, server=server) if takes_server else rule(tool, arguments)
+
+        return judged
 
     def describe(self, server: str) -> str:
         """One paragraph: what a server offers, what the allowlist hid, what it is missing."""
@@ -140,25 +171,35 @@ class McpHost:
     # -- executing ----------------------------------------------------------------------------------
     async def execute(self, name: str, arguments: str) -> str:
         """Run one of the model's calls; always returns text for the model (lesson 2's `execute`)."""
-        if self._guarded is None:
+        if self._guarded is None or not self.connections:
             return f"Error: no MCP server is connected, so there is no tool {name!r}. Answer without tools."
         offered = self.offered.get(name)
-        failure = offered and self.connections[offered.server].failure
+        parsed = _parse(arguments)
+        if offered is None:  # a tool the model invented, or one the allowlist hides
+            self.log.record(name, parsed if isinstance(parsed, dict) else _raw(arguments), "denied", "allowlist")
+            return NOT_OFFERED.format(tool=name)
+        if not isinstance(parsed, dict):
+            self.log.record(name, _raw(arguments), "denied", "unreadable arguments")
+            return _unreadable(offered)
+        failure = self.connections[offered.server].failure
         if failure:  # a dead server: say so at once, without asking anyone to approve a call that cannot run
             return self._record(Outcome(name, _unavailable(failure), True, by="host"))
-        return await self._guarded(name, arguments)
+        return await self._guarded(name, arguments)  # lesson 4: the policy, and a human if it asks
 
     async def call_server(self, name: str, arguments: str) -> str:
         """The call itself, once the policy let it through: the server's answer as text."""
-        offered = self.offered[name]
-        connection = self.connections[offered.server]
+        offered = self.offered.get(name)
+        connection = self.connections.get(offered.server) if offered else None
+        if connection is None:  # closed while a human was deciding
+            return self._record(Outcome(name, f"Error: {name} is not available any more: its server was "
+                                              "disconnected, so nothing was run. Tell the user.", True, by="host"))
         timeout = self._timeouts.get(offered.server, self.timeout)
         try:
             result = await connection.call_tool(offered.tool.name, json.loads(arguments or "{}"), timeout)
         except ServerError as e:
             if connection.failure is not None and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
-            return self._record(Outcome(name, _unavailable(e), True, by="host"))
+            return self._record(Outcome(name, _call_failed(e, offered.read_only), True, by="host"))
         self._warn_about_stdout(connection)
         return self._record(Outcome(name, result_text(result), bool(result.is_error)))
 
@@ -168,12 +209,18 @@ class McpHost:
 
     # -- closing ------------------------------------------------------------------------------------
     async def close(self) -> None:
-        """Close every connection (and stop every stdio child)."""
+        """Close every connection (and stop every stdio child); the model is offered nothing any more."""
         # All at once: each stdio child takes a moment to exit after its stdin closes.
         await asyncio.gather(*(connection.close() for connection in self.connections.values()))
         self.connections.clear()
+        for table in (self.listed, self._allow, self.hidden, self._timeouts):
+            table.clear()
+        self._offer()
 
     async def disconnect(self, server: str) -> None:
+        """Close one server's connection; its tools are no longer offered."""
+        if server not in self.connections:
+            raise KeyError(f"no server named {server!r} is connected (connected: {', '.join(self.connections) or 'none'}).")
         await self.connections.pop(server).close()
         for table in (self.listed, self._allow, self.hidden, self._timeouts):
             table.pop(server, None)
@@ -191,6 +238,49 @@ class McpHost:
 
 def _unavailable(error: ServerError) -> str:
     return f"Error: {error.problem} Do not retry this call; tell the user this tool is not available right now."
+
+
+def _call_failed(error: ServerError, read_only: bool) -> str:
+    """What the model reads when a call was sent but no answer came back."""
+    if isinstance(error, CallTimedOut):  # the server may still be working on it
+        if read_only:
+            return f"Error: {error.problem} Tell the user this is not available right now."
+        return (f"Error: {error.problem} It may or may not have run: check before retrying "
+                "(look the record up if you can), and tell the user.")
+    if read_only:
+        return _unavailable(error)
+    return (f"Error: {error.problem} It may or may not have run. Do not retry this call; tell the user "
+            "this tool is not available right now and that it must be checked.")
+
+
+def _unreadable(offered: Offered) -> str:
+    schema = offered.tool.input_schema or {}
+    properties, required = schema.get("properties") or {}, set(schema.get("required") or ())
+    if properties:
+        names = ", ".join(p if p in required else f"{p} (optional)" for p in properties)
+        send = f"one JSON object with the tool's parameters ({names})"
+    else:
+        send = "{} (this tool takes no arguments)"
+    return f"Error: the arguments for {offered.name} are not a JSON object, so nothing was run. Send {send} and call again."
+
+
+def _parse(arguments: str) -> object:
+    try:
+        return json.loads(arguments or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _raw(arguments: object) -> dict:
+    return {"raw": str(arguments)[:200]}
+
+
+def _takes_server(rule: Rule) -> bool:
+    try:
+        parameters = inspect.signature(rule).parameters.values()
+    except (TypeError, ValueError):  # some callables have no signature to read
+        return False
+    return any(p.name == "server" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 async def _nobody(request) -> bool:

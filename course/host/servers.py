@@ -61,6 +61,18 @@ class InMemory:
 ServerSpec = Stdio | Http | InMemory
 
 
+def check_spec(spec: object) -> ServerSpec:
+    """`spec`, if it says where a server is; otherwise a `TypeError` that shows the wrapper to use."""
+    if isinstance(spec, Stdio | Http | InMemory):
+        return spec
+    example = "in_memory(server)"  # the usual slip: an MCPServer object passed as it is
+    if isinstance(spec, str):
+        example = (f"http({spec!r})" if spec.startswith(("http://", "https://")) else
+                   'stdio("course.servers.docs") or http("http://127.0.0.1:8000/mcp")')
+    raise TypeError(f"connect() takes stdio(...), http(url) or in_memory(server), not {type(spec).__name__}; "
+                    f"e.g. {example}")
+
+
 def stdio(module_or_script: str, *args: str, env: Mapping[str, str] | None = None,
           pass_env: Iterable[str] = (), cwd: str | None = None) -> Stdio:
     """A Python server run by this course's interpreter (`sys.executable`).
@@ -81,6 +93,9 @@ def stdio_command(command: str, *args: str, env: Mapping[str, str] | None = None
 
 def http(url: str, *, token: str | None = None, connect_timeout: float = 5.0) -> Http:
     """A Streamable HTTP server, e.g. `http("http://127.0.0.1:8000/mcp", token=...)`."""
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValueError(f"http() takes a whole URL: the URL must start with http:// (or https://), "
+                         f"e.g. http://127.0.0.1:8000/mcp; got {url!r}.")
     return Http(url, token, connect_timeout)
 
 
