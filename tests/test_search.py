@@ -405,7 +405,8 @@ def test_the_min_score_check_rejects_wrong_solutions_with_a_hint_that_points_the
      "best section of each document"),
     ("best = {}\n    for h in index.search('money', 4 * k):\n        best.setdefault(h.doc, h)\n"
      "    return list(best.values())[:k]", "search for the query you were given"),
-    ("best = {}\n    for h in index.search(query, k):\n        best.setdefault(h.doc, h)\n    return list(best.values())",
+    ("best = {}\n    for h in index.search(query, k):\n        best.setdefault(h.doc, h)\n"
+     "    return list(best.values())",
      "ask the index for more hits than k"),
     ("best = {}\n    for h in index.search(query, 4 * k):\n        best.setdefault(h.doc, h)\n"
      "    return sorted(best.values(), key=lambda h: h.doc)[:k]", "best first"),
