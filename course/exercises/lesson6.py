@@ -7,7 +7,10 @@ worker thread (the notebook's loop is busy running the check cell), with servers
 from __future__ import annotations
 
 import asyncio
+import inspect
+import re
 import time
+from contextlib import asynccontextmanager
 
 from course.exercises import NotYet, exercise, run_async
 
@@ -66,58 +69,122 @@ def check_allowlist(connect_support):
 
     for version in (2, 3):
         calls: list = []
+        server = docs_server(version, calls)
 
         async def attempt():
             host = McpHost(quiet=True)
             try:
-                await connect_support(host, docs_server(version, calls))
-                return set(host.offered), dict(host.hidden)
+                result = connect_support(host, server)
+                if inspect.isawaitable(result):
+                    await result
+                state = {"connected": set(host.connections), "offered": set(host.offered),
+                         "hidden": set(host.hidden.get("docs", ())), "listed": {t.name for t in host.listed.get("docs", ())}}
+                if "docs" in host.connections:  # what actually runs, not only what the host reports
+                    await host.execute("search_docs", '{"query": "refund"}')
+                    await host.execute("export_customers", "{}")
+                return state
             finally:
                 await host.close()
 
-        offered, hidden = run_async(attempt)
-        if not offered and not hidden:
-            raise NotYet("connect_support connected nothing: call `await host.connect(\"docs\", in_memory(server), "
-                         "allow={...})`.")
-        if "export_customers" in offered:
+        state = run_async(attempt)
+        if not state["connected"]:
+            raise NotYet("connect_support connected nothing to the host it was given: `await host.connect(\"docs\", "
+                         "in_memory(server), allow={...})` (host.connect is async: without `await` it does not run).")
+        if state["connected"] != {"docs"}:
+            raise NotYet(f"connect the server as \"docs\", not {', '.join(sorted(state['connected']))}: the host "
+                         "tells servers apart by that name.")
+        if "export_customers" in calls:
+            raise NotYet("export_customers ran when the model called it. It says it is read-only, but that is the "
+                         "server's claim: a tool you did not choose must never run.")
+        if "export_customers" in state["offered"]:
             raise NotYet("the model is offered export_customers. It says it is read-only, but that is the "
                          "server's claim: a tool you did not choose must stay hidden.")
-        if "bulk_refund" in offered:
+        if "bulk_refund" in state["offered"]:
             raise NotYet("after another server update the model is offered bulk_refund: list the tools you "
                          "want (an allowlist) instead of removing the ones you know about.")
-        if offered != SUPPORT_TOOLS:
-            raise NotYet(f"the model is offered {sorted(offered)}; it should get exactly {sorted(SUPPORT_TOOLS)}.")
+        if state["offered"] != SUPPORT_TOOLS:
+            raise NotYet(f"the model is offered {sorted(state['offered'])}; it should get exactly "
+                         f"{sorted(SUPPORT_TOOLS)}.")
+        if "search_docs" not in calls:
+            raise NotYet("a call to search_docs never reached the server you were given: connect that `server` "
+                         "object, with in_memory(server), not another one.")
+        should_hide = state["listed"] - SUPPORT_TOOLS
+        if state["hidden"] != should_hide:
+            raise NotYet(f"the host should report {', '.join(sorted(should_hide))} as hidden (host.hidden): leave "
+                         "them off the allowlist, instead of removing them from what the host offers afterwards.")
     return "New tools stay hidden until you add them yourself, whatever they claim."
+
+
+SLOW_LIMIT = 1.25  # "under a second", with room for a busy machine
+TIME_WORDS = re.compile(r"did not answer|timed? ?out|time limit", re.IGNORECASE)
+
+
+def warehouse(seconds: float, sessions: list):
+    """A server whose only tool takes `seconds`; `sessions` records "open"/"closed" for each connection."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    @asynccontextmanager
+    async def session(server):
+        sessions.append("open")
+        try:
+            yield {}
+        finally:
+            sessions.append("closed")
+
+    server = MCPServer("warehouse", log_level="WARNING", lifespan=session)
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    async def inventory_report() -> str:
+        """Count every item in the warehouse."""
+        await asyncio.sleep(seconds)
+        return "412 items in stock."
+
+    return server
+
+
+def ask_warehouse(ask_inventory, seconds: float) -> tuple[object, float, str]:
+    """(the reply or the TimeoutError raised, seconds taken, whether the connection was closed on return)."""
+    sessions: list = []
+
+    async def attempt():
+        start = time.perf_counter()
+        try:
+            reply = await ask_inventory(warehouse(seconds, sessions))
+        except (TimeoutError, asyncio.TimeoutError) as e:  # the learner's own timeout, not the check's limit
+            reply = e
+        return reply, time.perf_counter() - start, (sessions[-1:] or ["never opened"])[0]
+
+    return run_async(attempt, limit=4, hint=": the host waited for the slow tool. Give it a timeout, "
+                                             "e.g. McpHost(timeout=0.5) (read_timeout= only bounds connecting)")
 
 
 @exercise("l6-timeout", lesson=6, given=GIVEN)
 def check_timeout(ask_inventory):
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
-
-    def warehouse(seconds: float):
-        server = MCPServer("warehouse", log_level="WARNING")
-
-        @server.tool(annotations=ToolAnnotations(read_only_hint=True))
-        async def inventory_report() -> str:
-            """Count every item in the warehouse."""
-            await asyncio.sleep(seconds)
-            return "412 items in stock."
-
-        return server
-
-    start = time.perf_counter()
-    reply = run_async(lambda: ask_inventory(warehouse(60)), limit=8,
-                      hint=": the host waited for the slow tool. Give it a timeout, e.g. McpHost(timeout=0.5)")
-    elapsed = time.perf_counter() - start
+    reply, elapsed, session = ask_warehouse(ask_inventory, 60)
+    if isinstance(reply, BaseException):
+        raise NotYet("your code raised TimeoutError: let the host turn it into a message for the model "
+                     "(McpHost(timeout=...)) or catch it and return a message.")
     if not isinstance(reply, str):
         raise NotYet(f"ask_inventory should return the text for the model (a str), not {type(reply).__name__}.")
-    if elapsed > 2:
-        raise NotYet(f"the slow call took {elapsed:.1f} s: give the host a timeout under a second, "
-                     "e.g. McpHost(timeout=0.5).")
+    if "not available here" in reply:
+        raise NotYet("the host refused the call because inventory_report is not on its allowlist: put "
+                     "inventory_report on the allowlist (allow={\"inventory_report\"}).")
     if not reply.startswith("Error"):
         raise NotYet(f"a call that timed out must reach the model as an error, got {reply[:80]!r}.")
-    fast = run_async(lambda: ask_inventory(warehouse(0)), limit=8)
+    if not TIME_WORDS.search(reply):
+        raise NotYet(f"the reply should say the tool took too long (as the host's timeout message does), got "
+                     f"{reply[:100]!r}.")
+    if elapsed > SLOW_LIMIT:
+        raise NotYet(f"the slow call took {elapsed:.1f} s: give the host a timeout under a second, "
+                     "e.g. McpHost(timeout=0.5).")
+    if session != "closed":
+        raise NotYet("the connection was still open when ask_inventory returned: close the host before you "
+                     "return (`async with McpHost(...) as host:` does it for you).")
+    fast, _, session = ask_warehouse(ask_inventory, 0)
     if fast != "412 items in stock.":
         raise NotYet(f"when the tool answers in time, return its text; got {str(fast)[:80]!r}.")
-    return f"A stuck tool became a message after {elapsed:.1f} s instead of a hang."
+    if session != "closed":
+        raise NotYet("after a quick answer the connection was still open: close the host on every path "
+                     "(`async with McpHost(...) as host:`).")
+    return f"A stuck tool became a message after {elapsed:.1f} s instead of a hang, and the host was closed."
