@@ -273,3 +273,18 @@ async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(st
                                  "http://[2001:4860:4860::8888]/"])
 def test_public_hosts_in_any_spelling_pass_the_url_check(url):
     check_url(url)  # raises ToolError if refused
+
+
+def test_the_stub_api_accepts_a_burst_of_parallel_connections_at_once(stub):
+    # With socketserver's default backlog of 5, part of a burst was dropped and retried by TCP a second later.
+    import socket
+
+    sockets, refused = [socket.socket() for _ in range(40)], []
+    try:
+        for s in sockets:
+            s.settimeout(0.5)  # a dropped connection attempt is retried only after 1 s
+            refused.append(s.connect_ex(("127.0.0.1", stub.port)))
+    finally:
+        for s in sockets:
+            s.close()
+    assert refused == [0] * 40

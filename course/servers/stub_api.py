@@ -159,7 +159,7 @@ class StubAPI:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> StubAPI:
-        self._http = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self))
+        self._http = _Server(("127.0.0.1", self.port), _handler(self))
         self._http.daemon_threads = True
         self.port = self._http.server_address[1]  # port=0 picks a free one
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="stub-api", daemon=True)
@@ -246,6 +246,12 @@ class StubAPI:
         elif path != "/admin/stats":
             return 404, {}, {"error": "not_found"}
         return 200, {}, self.stats()
+
+
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 drops the connections of a burst of parallel calls, and the
+    # client's TCP retries them a second later: a delay no real API adds.
+    request_queue_size = 128
 
 
 _REASONS = {402: "payment_required", 429: "rate_limited", 500: "internal_error", 502: "bad_gateway",
