@@ -202,8 +202,9 @@ async def test_two_servers_at_once_with_a_name_clash_resolved_by_prefix():
 
 async def test_closing_the_host_closes_every_connection():
     host = McpHost(quiet=True)
-    a = await host.connect("a", in_memory(shopfront.build()), allow={"lookup"})
-    b = await host.connect("b", in_memory(paginated.build()), allow=set())
+    await host.connect("a", in_memory(shopfront.build()), allow={"lookup"})
+    await host.connect("b", in_memory(paginated.build()), allow=set())
+    a, b = host.connections["a"], host.connections["b"]
     await host.close()
     assert not a.alive and not b.alive and host.connections == {}
 

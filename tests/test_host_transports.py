@@ -196,8 +196,9 @@ async def test_a_server_on_the_older_protocol_mcp_1_works_with_the_same_host():
     python = mcp1_python()
     host = McpHost(approver=ScriptedApprover([False]), quiet=True)
     try:
-        connection = await host.connect("legacy", stdio_command(str(python), str(SERVERS / "v1_fastmcp.py")),
-                                        allow={"order_total", "cancel"})
+        await host.connect("legacy", stdio_command(str(python), str(SERVERS / "v1_fastmcp.py")),
+                           allow={"order_total", "cancel"})
+        connection = host.connections["legacy"]
         total = await host.execute("order_total", '{"order_id": "A1001"}')
         cancel = await host.execute("cancel", '{"order_id": "A1001"}')
         version = connection.client.protocol_version

@@ -71,8 +71,10 @@ class McpHost:
 
     # -- connecting ---------------------------------------------------------------------------------
     async def connect(self, name: str, spec: ServerSpec, *, allow: Iterable[str], timeout: float | None = None,
-                      read_timeout: float = 10.0) -> Connection:
+                      read_timeout: float = 10.0) -> None:
         """Connect to a server, list its tools, and offer the allowlisted ones to the model.
+
+        The connection is then `host.connections[name]`.
 
         `allow`: the server's tool names the model may see. `timeout`: seconds per tool call on
         this server (default: the host's). `read_timeout`: seconds for connecting and listing.
@@ -100,7 +102,6 @@ class McpHost:
             print(self.describe(name))
             self._warn_about_renames(before)
         self._warn_about_stdout(connection)
-        return connection
 
     def _warn_about_renames(self, before: dict[str, Offered]) -> None:
         for old in before.values():
@@ -213,8 +214,7 @@ class McpHost:
         # All at once: each stdio child takes a moment to exit after its stdin closes.
         await asyncio.gather(*(connection.close() for connection in self.connections.values()))
         self.connections.clear()
-        for table in (self.listed, self._allow, self.hidden, self._timeouts):
-            table.clear()
+        self.listed, self._allow, self._timeouts = {}, {}, {}  # new tables: a reference you kept stays as it was
         self._offer()
 
     async def disconnect(self, server: str) -> None:
