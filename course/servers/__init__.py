@@ -65,6 +65,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+CHILD_ENV = ("HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TOKENIZERS_PARALLELISM", "COURSE_EMBEDDING_MODEL_DIR")
+
+
 @contextmanager
 def http_server(module: str, *args: str, token: str | None = None, port: int | None = None,
                 timeout: float = 30.0) -> Iterator[str]:
@@ -73,8 +76,13 @@ def http_server(module: str, *args: str, token: str | None = None, port: int | N
     The child is always stopped on exit (Ctrl+C first, so it shuts down cleanly, then a kill),
     even if the block raises: no server is left running behind the notebook.
     """
+    from mcp.client.stdio import get_default_environment
+
     port = port or free_port()
-    env = {**os.environ, TOKEN_ENV: token or ""}
+    # Like a stdio child (lesson 6), the server gets a basic environment and what it needs, never
+    # the notebook's whole environment: API keys and other secrets stay in the parent.
+    env = {**get_default_environment(), **{k: os.environ[k] for k in CHILD_ENV if k in os.environ},
+           TOKEN_ENV: token or ""}
     log = tempfile.TemporaryFile()  # the child's stderr; shown if it fails to start
     proc = subprocess.Popen([sys.executable, "-m", module, "--transport", "streamable-http", "--port", str(port),
                              *args], env=env, stdout=subprocess.DEVNULL, stderr=log)

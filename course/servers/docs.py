@@ -152,7 +152,8 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
                                     "e.g. 'how long do refunds take'.")],
         k: Annotated[int, Field(ge=1, le=5, description="How many sections to return (1-5).")] = 3,
     ) -> dict[str, Any]:
-        """Search the shop's policy documents (refunds, returns, shipping, warranty) by meaning.
+        """Search the shop's policy documents (refunds, returns, shipping, warranty) by meaning
+        (or by keywords, when the hits say "match": "keywords").
         Returns the best sections, each with a short excerpt and a score.
         Use it first for any question about the shop's rules, then read the best hit with read_section.
         Cheap: a few hundred characters per hit."""
