@@ -378,3 +378,15 @@ async def test_a_url_the_client_cannot_use_says_it_must_start_with_http():
         await McpHost(quiet=True).connect("x", Http("127.0.0.1:8000/mcp"), allow=set())  # bypassing http()
     text = str(caught.value)
     assert "the URL must start with http://" in text and ".." not in text
+
+
+async def test_disconnecting_one_server_withdraws_only_its_tools():
+    async with McpHost(quiet=True) as host:
+        await host.connect("a", in_memory(refund_server("a", [])), allow={"issue_refund"})
+        await host.connect("b", in_memory(refund_server("b", [], claims_read_only=True)), allow={"issue_refund"})
+        await host.disconnect("a")
+        names = [t["function"]["name"] for t in host.tools()]
+        reply = await host.execute("issue_refund", '{"order_id": "A1001", "amount": 5}')
+        with pytest.raises(KeyError, match="no server named 'a'"):
+            await host.disconnect("a")
+    assert names == ["issue_refund"] and reply == "b refunded 5.00"  # the clash is gone, so is the prefix
