@@ -29,23 +29,22 @@ ALLOWLIST_MISTAKES = {
 }
 
 ASK = 'await host.execute("inventory_report", "{}")'
+WITH = "async def ask_inventory(server):\n    async with McpHost({}quiet=True) as host:\n"
 CONNECT = 'await host.connect("warehouse", in_memory(server), allow={"inventory_report"}'
 TIMEOUT_MISTAKES = {
     "only a read timeout": (f'async def ask_inventory(server):\n    async with McpHost(quiet=True) as host:\n'
                             f'        {CONNECT}, read_timeout=0.5)\n        return {ASK}', "read_timeout= only bounds"),
-    "wait_for without catching": (f'import asyncio\nasync def ask_inventory(server):\n'
-                                  f'    async with McpHost(quiet=True) as host:\n        {CONNECT})\n'
-                                  f'        return await asyncio.wait_for(host.execute("inventory_report", "{{}}"), 0.5)',
+    "wait_for without catching": ("import asyncio\n" + WITH.format("") + f'        {CONNECT})\n'
+                                  '        return await asyncio.wait_for(host.execute("inventory_report", "{}"), 0.5)',
                                   "your code raised TimeoutError"),
     "never closed": (f'async def ask_inventory(server):\n    host = McpHost(timeout=0.5, quiet=True)\n'
                      f'    {CONNECT})\n    return {ASK}', "still open"),
-    "not on the allowlist": ('async def ask_inventory(server):\n    async with McpHost(timeout=0.5, quiet=True) as host:\n'
-                             f'        await host.connect("warehouse", in_memory(server), allow=set())\n'
-                             f'        return {ASK}', "put inventory_report on the allowlist"),
-    "a timeout of 1.5 s": (f'async def ask_inventory(server):\n    async with McpHost(timeout=1.5, quiet=True) as host:\n'
-                           f'        {CONNECT})\n        return {ASK}', "under a second"),
-    "an error that does not say why": (f'async def ask_inventory(server):\n    async with McpHost(timeout=0.5, quiet=True) '
-                                       f'as host:\n        {CONNECT})\n        reply = {ASK}\n'
+    "not on the allowlist": (WITH.format("timeout=0.5, ") + '        await host.connect("warehouse", '
+                             f'in_memory(server), allow=set())\n        return {ASK}',
+                             "put inventory_report on the allowlist"),
+    "a timeout of 1.5 s": (WITH.format("timeout=1.5, ") + f'        {CONNECT})\n        return {ASK}',
+                           "under a second"),
+    "an error that does not say why": (WITH.format("timeout=0.5, ") + f'        {CONNECT})\n        reply = {ASK}\n'
                                        f'        return "Error: no." if reply.startswith("Error") else reply',
                                        "took too long"),
 }

@@ -78,7 +78,8 @@ def check_allowlist(connect_support):
                 if inspect.isawaitable(result):
                     await result
                 state = {"connected": set(host.connections), "offered": set(host.offered),
-                         "hidden": set(host.hidden.get("docs", ())), "listed": {t.name for t in host.listed.get("docs", ())}}
+                         "hidden": set(host.hidden.get("docs", ())),
+                         "listed": {t.name for t in host.listed.get("docs", ())}}
                 if "docs" in host.connections:  # what actually runs, not only what the host reports
                     await host.execute("search_docs", '{"query": "refund"}')
                     await host.execute("export_customers", "{}")

@@ -220,7 +220,8 @@ class McpHost:
     async def disconnect(self, server: str) -> None:
         """Close one server's connection; its tools are no longer offered."""
         if server not in self.connections:
-            raise KeyError(f"no server named {server!r} is connected (connected: {', '.join(self.connections) or 'none'}).")
+            connected = ", ".join(self.connections) or "none"
+            raise KeyError(f"no server named {server!r} is connected (connected: {connected}).")
         await self.connections.pop(server).close()
         for table in (self.listed, self._allow, self.hidden, self._timeouts):
             table.pop(server, None)
@@ -261,7 +262,8 @@ def _unreadable(offered: Offered) -> str:
         send = f"one JSON object with the tool's parameters ({names})"
     else:
         send = "{} (this tool takes no arguments)"
-    return f"Error: the arguments for {offered.name} are not a JSON object, so nothing was run. Send {send} and call again."
+    return (f"Error: the arguments for {offered.name} are not a JSON object, so nothing was run. "
+            f"Send {send} and call again.")
 
 
 def _parse(arguments: str) -> object:
