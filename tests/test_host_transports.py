@@ -156,7 +156,6 @@ async def test_http_without_the_mcp_path_says_to_add_it(shop_url):
     assert "404" in text and f"the URL has no path: add /mcp, e.g. {shop_url}." in text
 
 
-@pytest.mark.xfail(strict=True, reason="lead fixes course.servers.http_server env")
 async def test_an_http_server_started_by_http_server_gets_no_secret_from_the_parent_environment(monkeypatch):
     monkeypatch.setenv("SHOP_API_KEY", "sk-planted-secret-93a1")
     with http_server("tests.servers.http_env", token=TOKEN) as url:
