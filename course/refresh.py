@@ -8,6 +8,7 @@ learner's work) unless `--force`.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -27,13 +28,43 @@ def has_local_changes(path: str) -> bool:
     return done.returncode == 1
 
 
+def sanitizers() -> list[tuple[re.Pattern, str]]:
+    """The regex/replace pairs of notebooks/sanitize.cfg, as nbval applies them."""
+    lines = [ln for ln in (ROOT / "notebooks/sanitize.cfg").read_text().splitlines() if ":" in ln]
+    pairs = zip(lines[0::2], lines[1::2])
+    return [(re.compile(r.split(":", 1)[1].strip()), w.split(":", 1)[1].strip()) for r, w in pairs]
+
+
+def comparable(outputs: list, rules: list[tuple[re.Pattern, str]]) -> str:
+    """What nbval compares: streams merged per name, data per MIME type, then sanitized."""
+    parts: dict[str, str] = {}
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            parts[out["name"]] = parts.get(out["name"], "") + out["text"]
+        for mime, value in out.get("data", {}).items():
+            if not mime.startswith(("image/", "application/vnd.jupyter.widget")):
+                parts[mime] = parts.get(mime, "") + (value if isinstance(value, str) else repr(value))
+        if out.get("output_type") == "error":
+            parts["error"] = out["ename"]
+    text = repr(sorted(parts.items()))
+    for pattern, replacement in rules:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def refresh(path: str) -> float:
     nb = nbformat.read(path, as_version=4)
+    old = [cell.get("outputs", []) for cell in nb.cells]
     start = time.perf_counter()
     NotebookClient(nb, timeout=120, kernel_name=KERNEL,
                    resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}}).execute()
-    for cell in nb.cells:
+    rules = sanitizers()
+    for cell, before in zip(nb.cells, old):
         cell.metadata.pop("execution", None)  # timestamps: noise in diffs
+        # Keep the stored output when only timings and the like differ: diffs show real changes only.
+        if cell.cell_type == "code" and comparable(before, rules) == comparable(cell.outputs, rules):
+            cell.outputs = before
+    nb.metadata.pop("widgets", None)  # widget state has random ids: churn in diffs, and nbval ignores it
     nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python (course)", "language": "python"}
     nbformat.write(nb, path)
     return time.perf_counter() - start
