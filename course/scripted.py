@@ -314,13 +314,16 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 threading.Event().wait(stall.seconds)
                 response = _error(504, "The scripted model timed out.", "timeout")
             data = response.content
-            self.send_response(response.status_code)
-            for key, value in response.headers.items():
-                if key.lower() not in {"content-length", "transfer-encoding"}:
-                    self.send_header(key, value)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(response.status_code)
+                for key, value in response.headers.items():
+                    if key.lower() not in {"content-length", "transfer-encoding"}:
+                        self.send_header(key, value)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up waiting (a scripted timeout): nobody to answer
 
         def log_message(self, *args: Any) -> None:  # keep notebooks and test output quiet
             pass
