@@ -14,7 +14,3 @@ def median_ms(fn: Callable[[], object], repeat: int = 200, warmup: int = 10) -> 
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
-
-
-def main() -> None:
-    print("   median_ms(fn): median wall time of fn in milliseconds")
