@@ -57,21 +57,42 @@ def connect(offline: list[Turn] | Rule | None = None, *, asynchronous: bool = Fa
     real model it is ignored. `options` go to the client (e.g. `max_retries=0`).
     """
     kind = backend_kind()
-    if kind == "scripted":
-        fake = ScriptedModel(offline if offline is not None else _no_script)
-        client = fake.async_client(**options) if asynchronous else fake.client(**options)
-        backend = Backend(client, model_id(), kind, fake)
-        where = "offline: the scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)"
-    else:
+    if kind != "scripted":
         cls = openai.AsyncOpenAI if asynchronous else openai.OpenAI
         # Local servers ignore the key, but the SDK refuses to start without one.
         key = os.environ.get("OPENAI_API_KEY") or "not-needed-for-local-servers"
         client = cls(api_key=key, **options)
-        backend = Backend(client, model_id(), kind)
         where = "OpenAI" if kind == "openai" else f"OpenAI-compatible server at {client.base_url}"
+        problem = preflight(key, str(client.base_url))
+        if problem is None:
+            if not quiet:
+                print(f"Backend: {where}; model: {model_id()}")
+            return Backend(client, model_id(), kind)
+        print(f"Could not use {where}: {problem}\nUsing the scripted model instead, so the lesson still runs.")
+    fake = ScriptedModel(offline if offline is not None else _no_script)
+    client = fake.async_client(**options) if asynchronous else fake.client(**options)
     if not quiet:
-        print(f"Backend: {where}; model: {backend.model}")
-    return backend
+        print(f"Backend: offline: the scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one); "
+              f"model: {model_id()}")
+    return Backend(client, model_id(), "scripted", fake)
+
+
+def preflight(key: str, base_url: str) -> str | None:
+    """One cheap request (list models) so a wrong key or a server that is not running gets a clear
+    message here, not a traceback in the middle of a lesson. None when the backend answers."""
+    probe = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=10)
+    try:
+        probe.models.list()
+    except openai.AuthenticationError:
+        return "the API key was rejected (401). Check OPENAI_API_KEY, or unset it to work offline."
+    except openai.APIConnectionError:
+        return (f"nothing answered at {base_url}. Is the server running (e.g. `ollama serve`)? Check "
+                "OPENAI_BASE_URL (it usually ends in /v1), or unset it to work offline.")
+    except openai.APIStatusError:
+        return None  # some compatible servers have no model list; the lesson's own requests will tell
+    finally:
+        probe.close()
+    return None
 
 
 def _no_script(body: dict) -> str:

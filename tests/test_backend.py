@@ -2,6 +2,8 @@
 
 import os
 import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import sys
 from pathlib import Path
 
@@ -32,6 +34,7 @@ def test_without_a_key_the_scripted_model_is_used(clean_env, capsys):
 
 
 def test_a_key_selects_openai_and_a_base_url_a_compatible_server(clean_env):
+    clean_env.setattr(backend, "preflight", lambda key, url: None)  # no network here
     clean_env.setenv("OPENAI_API_KEY", "sk-test")
     assert backend.connect(quiet=True).kind == "openai"
     clean_env.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
@@ -87,3 +90,33 @@ def test_the_scripted_model_serves_a_story_to_other_processes():
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_server_that_is_not_running_falls_back_to_the_scripted_model_with_a_hint(clean_env, capsys):
+    clean_env.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # port 9 (discard): nothing listens
+    b = backend.connect(offline=["hi"])
+    out = capsys.readouterr().out
+    assert b.kind == "scripted" and "nothing answered at http://127.0.0.1:9/v1" in out and "ollama serve" in out
+
+
+def test_a_rejected_key_falls_back_with_a_hint(clean_env, capsys):
+    class Reject(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}'
+            self.send_response(401)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Reject)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        clean_env.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
+        b = backend.connect(offline=["hi"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert b.kind == "scripted" and "API key was rejected (401)" in capsys.readouterr().out
