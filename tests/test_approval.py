@@ -18,7 +18,7 @@ from course.store import ShopStore
 from course.tools import Toolbox
 
 pytestmark = pytest.mark.anyio
-REFUND = json.dumps({"order_id": "A1001", "amount": 49, "reason": "Arrived broken."})
+REFUND = json.dumps({"order_id": "A1002", "amount": 32.5, "reason": "Arrived broken."})
 CANCEL = json.dumps({"order_id": "A1003", "reason": "Ordered twice."})
 
 
@@ -52,7 +52,7 @@ def spy(toolbox):
 async def test_an_approved_write_runs_and_changes_the_store(toolbox, store):
     run, log = make(toolbox, ScriptedApprover([True]))
     reply = json.loads(await run("issue_refund", REFUND))
-    assert reply["refund_id"] == "R-0001" and store.refunded("A1001") == 49.0
+    assert reply["refund_id"] == "R-0001" and store.refunded("A1002") == 32.5
     assert [(e.tool, e.decision, e.decided_by) for e in log] == [("issue_refund", "approved", "scripted answer")]
 
 
@@ -86,7 +86,7 @@ async def test_the_widget_returns_the_clicked_answer_and_locks_its_buttons(monke
     shown = []
     monkeypatch.setattr(IPython.display, "display", shown.append)
     approve = WidgetApprover(timeout=10)
-    request = ApprovalRequest("issue_refund", {"order_id": "A1001", "amount": 49}, "write", "risk: write")
+    request = ApprovalRequest("issue_refund", {"order_id": "A1002", "amount": 32.5}, "write", "risk: write")
     task = asyncio.create_task(approve(request))
     for _ in range(1000):
         if shown or task.done():
@@ -94,7 +94,7 @@ async def test_the_widget_returns_the_clicked_answer_and_locks_its_buttons(monke
         await asyncio.sleep(0.005)
     assert shown, f"no prompt was displayed ({task.exception() if task.done() else 'still waiting'})"
     text, buttons, status = shown[0].children
-    assert "issue_refund" in text.value and "A1001" in text.value
+    assert "issue_refund" in text.value and "A1002" in text.value
     buttons.children[button].click()  # what a click in JupyterLab triggers
     assert await asyncio.wait_for(task, 5) is (decision == "approved")
     assert status.value == f"Decision: <b>{decision}</b>" and all(b.disabled for b in buttons.children)
@@ -251,10 +251,10 @@ async def test_terminal_in_a_notebook_that_cannot_type_says_to_use_the_buttons(m
 async def test_the_human_is_asked_about_checked_values_and_what_runs_is_what_they_saw(toolbox, store):
     approver = ScriptedApprover([True])
     run, log = make(toolbox, approver)
-    reply = json.loads(await run("issue_refund", '{"order_id": "A1001", "amount": "20", "reason": "Dented lid."}'))
+    reply = json.loads(await run("issue_refund", '{"order_id": "A1002", "amount": "20", "reason": "Four mugs cracked."}'))
     request = approver.asked[0][0]
     assert request.arguments["amount"] == 20.0 and isinstance(request.arguments["amount"], float)
-    assert "amount=20.0" in str(request) and reply["amount"] == 20.0 and store.refunded("A1001") == 20.0
+    assert "amount=20.0" in str(request) and reply["amount"] == 20.0 and store.refunded("A1002") == 20.0
     assert log.entries[0].arguments["amount"] == 20.0
 
 
@@ -363,7 +363,7 @@ def test_a_misspelt_course_approver_says_what_is_allowed(monkeypatch):
 
 
 # -- with the agent loop of lesson 2 -------------------------------------------------------------
-QUESTION = ("My kettle from order A1001 arrived broken, please refund it. "
+QUESTION = ("My mugs from order A1002 arrived broken, please refund them. "
             "Please also cancel order A1003, I ordered it twice by mistake.")
 
 
@@ -386,7 +386,7 @@ async def test_the_agent_does_what_was_approved_and_tells_the_model_what_was_rej
     result, log = await agent_run(store, ScriptedApprover([True, False]))
     assert [(e.tool, e.decision) for e in log] == [("get_order_record", "allowed"), ("get_order_record", "allowed"),
                                                    ("issue_refund", "approved"), ("cancel_order", "rejected")]
-    assert store.refunded("A1001") == 49.0 and store.order("A1003")["status"] == "processing"
+    assert store.refunded("A1002") == 32.5 and store.order("A1003")["status"] == "processing"
     told = [m["content"] for m in result.messages if m["role"] == "tool" and "rejected" in m["content"]]
     assert told == ["cancel_order was not run: the user rejected this action; do not retry without a new request."]
     assert result.stop_reason == "done" and "not approved" in result.answer
@@ -403,7 +403,7 @@ async def test_running_the_story_again_reports_what_is_already_done_without_aski
     nobody = ScriptedApprover([])  # a question (say, to refund 0.00) would fail loudly
     result, log = await agent_run(store, nobody)
     assert nobody.asked == [] and [e.tool for e in log] == ["get_order_record", "get_order_record"]
-    assert result.answer == ("I did not refund order A1001: it is already refunded in full (49.00 EUR). "
+    assert result.answer == ("I did not refund order A1002: it is already refunded in full (32.50 EUR). "
                              "I did not cancel order A1003: it is already cancelled.")
 
 

@@ -14,7 +14,7 @@ RISKS = {"get_order_status": "read", "get_order_record": "read", "issue_refund":
 
 
 def refund(amount):
-    return {"order_id": "A1001", "amount": amount, "reason": "Arrived broken."}
+    return {"order_id": "A1004", "amount": amount, "reason": "Arrived broken."}
 
 
 def ask_rule(rule, name, arguments):
@@ -46,7 +46,7 @@ def check_refund_limit(refund_limit):
         if got is not None:
             raise NotYet(f"for {name} the rule should return None (leave it to the policy), not {got!r}: "
                          "it is only about refunds.")
-    for odd in [{"order_id": "A1001"}, refund("20"), refund(None)]:
+    for odd in [{"order_id": "A1004"}, refund("20"), refund(None)]:
         got = ask_rule(refund_limit, "issue_refund", odd)
         if got == "allow":
             raise NotYet(f"arguments {odd} were allowed without asking. When the amount is missing or not a "
