@@ -11,7 +11,7 @@ from course.store import ShopStore
 from course.stories.lesson6 import refund_desk
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
-QUESTION = "The kettle from my order A1001 arrived broken. What does your policy say? Can I get my money back?"
+QUESTION = "The mugs from my order A1002 arrived broken. What does your policy say? Can I get my money back?"
 ALLOW = {"search_docs", "read_section", "get_order_record", "issue_refund"}
 
 
@@ -25,13 +25,13 @@ async def run_story(tmp_path, answers, allow=ALLOW):
                                   execute=host.execute, limits=Limits(max_steps=6))
     finally:
         await host.close()
-    return result, ShopStore(store).refunded("A1001"), model
+    return result, ShopStore(store).refunded("A1002"), model
 
 
 async def test_an_approved_refund_is_paid_and_the_answer_cites_the_policy(tmp_path):
     result, refunded, _ = await run_story(tmp_path, [True])
-    assert result.stop_reason == "done" and refunded == 49.0
-    assert "damaged-items › Replacement or refund" in result.answer and "refunded 49.00 EUR" in result.answer
+    assert result.stop_reason == "done" and refunded == 32.5
+    assert "damaged-items › Replacement or refund" in result.answer and "refunded 32.50 EUR" in result.answer
 
 
 async def test_a_rejected_refund_moves_no_money_and_the_answer_says_so(tmp_path):

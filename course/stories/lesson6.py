@@ -1,6 +1,6 @@
 """Lesson 6's offline story: the support assistant gets its tools from the document server over MCP.
 
-    "The kettle from my order A1001 arrived broken. What does your policy say? Can I get my money back?"
+    "The mugs from my order A1002 arrived broken. What does your policy say? Can I get my money back?"
 
 The rule does what a careful model does with the lesson 5 server's tools:
 1. search the policies and look the order up, in one step (parallel calls);
