@@ -7,6 +7,7 @@ PY     := $(VENV)/bin/python
 READY  := $(VENV)/.ready
 MCP1   := $(VENV)/mcp1/.ready
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 # Tests never use a real model or a key, whatever the shell has set.
 OFFLINE := env -u OPENAI_API_KEY -u OPENAI_BASE_URL COURSE_BACKEND=scripted
 
@@ -17,6 +18,13 @@ setup: $(READY)
 $(READY): pyproject.toml requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (3, 14) else "The course needs Python 3.11-3.13; run: make PYTHON=python3.12 ...")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@# On Linux, pip's default torch is the CUDA build (several GB of GPU libraries): take the CPU build first.
+	@if [ "$$(uname -s)-$$(uname -m)" = "Linux-x86_64" ] && ! $(PY) -c "import torch" 2>/dev/null; then \
+		echo "Installing PyTorch's CPU build first (small; the default Linux build is several GB)"; \
+		$(PY) -m pip install --quiet --disable-pip-version-check --retries 0 --timeout 10 \
+			torch==2.13.0 --index-url $(TORCH_CPU_INDEX) \
+		|| echo "Could not reach the PyTorch CPU index; pip picks its default torch build instead."; \
+	fi
 	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e ".[dev]"
 	$(PY) -m ipykernel install --sys-prefix --name course --display-name "Python (course)" >/dev/null
 	touch $@

@@ -49,3 +49,25 @@ def test_a_crash_in_learner_code_becomes_a_verdict():
 def test_an_unknown_exercise_id_is_named_in_the_verdict():
     verdict = run_check("l9-nope", {})
     assert not verdict.passed and "no exercise 'l9-nope'" in verdict.message
+
+
+def test_grading_counts_a_deleted_exercise_cell_as_not_passed(tmp_path, capsys):
+    import nbformat
+
+    from course.exercises.__main__ import main
+
+    nb = nbformat.read(ROOT / "notebooks/01_tool_calling.ipynb", as_version=4)
+    nb.cells = [c for c in nb.cells if not c.source.startswith("# EXERCISE l1-round-trip")]
+    path = tmp_path / "learner copy.ipynb"
+    nbformat.write(nb, path)
+    assert main([str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "❌ l1-round-trip: not yet. no cell starting with `# EXERCISE l1-round-trip`" in out
+    assert "0 of 2 exercises passed" in out
+
+
+def test_grading_stops_an_endless_loop_with_a_verdict():
+    from course.exercises.__main__ import grade
+
+    verdict = grade("l1-round-trip", "def ask(*args):\n    while True:\n        pass\n", limit=1)
+    assert not verdict.passed and "loops forever" in verdict.message
