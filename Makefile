@@ -6,7 +6,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 READY  := $(VENV)/.ready
 MCP1   := $(VENV)/mcp1/.ready
-NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
+# The course's own notebooks (tracked in git), not a learner's copies such as 01_tool_calling-Copy1.ipynb.
+NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(sort $(wildcard notebooks/[0-9]*.ipynb)))
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 # Tests never use a real model or a key, whatever the shell has set.
 OFFLINE := env -u OPENAI_API_KEY -u OPENAI_BASE_URL COURSE_BACKEND=scripted
@@ -40,7 +41,7 @@ lab: setup
 		notebooks/01_tool_calling.ipynb
 
 test: setup $(MCP1)
-	$(OFFLINE) $(PY) -m pytest tests notebooks --nbval --nbval-current-env \
+	$(OFFLINE) $(PY) -m pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
 
 bench: setup

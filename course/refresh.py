@@ -24,6 +24,10 @@ OFFLINE_ENV = {"COURSE_BACKEND": "scripted", "COURSE_APPROVER": "scripted", "HF_
 
 
 def has_local_changes(path: str) -> bool:
+    """Edited since the last commit, or not in git at all (a learner's copy): someone's work."""
+    tracked = subprocess.run(["git", "ls-files", "--error-unmatch", "--", path], cwd=ROOT, capture_output=True)
+    if tracked.returncode != 0:
+        return True
     done = subprocess.run(["git", "diff", "--quiet", "--", path], cwd=ROOT, capture_output=True)
     return done.returncode == 1
 

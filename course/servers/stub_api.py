@@ -287,7 +287,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--credits", type=int, default=1000)
     parser.add_argument("--api-key", default=None, help="require this X-Api-Key header")
     args = parser.parse_args(argv)
-    api = StubAPI(args.port, credits=args.credits, api_key=args.api_key).start()
+    try:
+        api = StubAPI(args.port, credits=args.credits, api_key=args.api_key).start()
+    except OSError as e:
+        parser.exit(2, f"cannot listen on port {args.port} ({e.strerror}): is the stub API already running? "
+                       f"Stop it, or choose another port (make stub-api PORT=8766).\n")
     print(f"stub web API on {api.url} (Ctrl+C to stop)", file=sys.stderr, flush=True)
     try:
         api._thread.join()
