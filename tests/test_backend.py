@@ -58,26 +58,6 @@ def test_the_model_id_is_defined_once_and_can_be_overridden(clean_env):
     assert [name for name, text in texts.items() if backend.MODEL in text] == ["backend.py"]
 
 
-def test_lesson_1_runs_unchanged_against_a_real_endpoint():
-    """The real-model path: OPENAI_BASE_URL points at the fake served over HTTP."""
-    nb = nbformat.read(ROOT / "notebooks/01_tool_calling.ipynb", as_version=4)
-    with ScriptedModel(order_status).serve() as url:
-        env = {k: v for k, v in os.environ.items() if k not in ("COURSE_BACKEND", "PYTEST_CURRENT_TEST")}
-        env.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test")
-        old = dict(os.environ)
-        os.environ.clear()
-        os.environ.update(env)  # the kernel inherits this environment
-        try:
-            NotebookClient(nb, timeout=60, kernel_name="course",
-                           resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
-        finally:
-            os.environ.clear()
-            os.environ.update(old)
-    first = "".join(o.get("text", "") for o in nb.cells[2].outputs)
-    assert "OpenAI-compatible server at http://127.0.0.1" in first
-    assert not [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-
-
 def test_the_scripted_model_serves_a_story_to_other_processes():
     server = subprocess.Popen([sys.executable, "-m", "course.scripted", "course.stories.lesson1:order_status"],
                               stdout=subprocess.PIPE, text=True)
