@@ -53,7 +53,7 @@ from typing import Any, Union
 
 import openai
 
-from course.scripted import estimate_tokens
+from course.scripted import APP_NOTE, estimate_tokens
 from course.tools import as_text
 
 STOP_REASONS = ("done", "max_steps", "max_tokens", "max_seconds", "model_error")
@@ -174,7 +174,7 @@ def limit_reached(limits: Limits, *, tool_steps: int, tokens: int, elapsed: floa
 REPEAT_NOTE = ("Not run: you already called {name} with these arguments in this conversation, and the result "
                "is above. Change the arguments, or answer the user with what you have.")
 
-FINISH_NOTE = ("(Note from the application, not from the customer: {why}. Do not call any more tools. Answer the "
+FINISH_NOTE = (APP_NOTE + " {why}. Do not call any more tools. Answer the "
                "customer now with what you found so far, and say what you could not check.)")
 
 

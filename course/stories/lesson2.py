@@ -5,35 +5,11 @@ from __future__ import annotations
 import json
 import re
 
-from course.agent import FINISH_NOTE
-from course.scripted import ToolCall, call, offered_tools
+from course.scripted import ToolCall, call, offered_tools, tool_results
+from course.scripted import last_user_text as question  # the customer's latest message; notes excluded
 from course.shop import ORDER_ID
 
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.IGNORECASE)
-NOTE = FINISH_NOTE.split("{")[0]  # the loop's "stop and answer" message is not the customer speaking
-
-
-def from_customer(message: dict) -> bool:
-    return message["role"] == "user" and not str(message.get("content")).startswith(NOTE)
-
-
-def question(body: dict) -> str:
-    """The customer's latest message (the loop's finish note does not count)."""
-    return next((str(m["content"]) for m in reversed(body["messages"]) if from_customer(m)), "")
-
-
-def tool_results(body: dict) -> list[tuple[str, str]]:
-    """(tool name, result) for every tool message since the customer's latest message."""
-    names: dict[str, str] = {}
-    out: list[tuple[str, str]] = []
-    for m in body["messages"]:
-        if from_customer(m):
-            out = []
-        for tc in m.get("tool_calls") or []:
-            names[tc["id"]] = tc["function"]["name"]
-        if m["role"] == "tool":
-            out.append((names.get(m["tool_call_id"], "?"), m["content"]))
-    return out
 
 
 def latest_order(body: dict) -> str | ToolCall:

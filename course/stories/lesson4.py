@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import re
 
-from course.scripted import ToolCall, call, offered_tools
+from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
 from course.shop import ORDER_ID
-from course.stories.lesson2 import from_customer, question
+from course.stories.lesson2 import question
 
 ACTIONS = {"refund": "issue_refund", "cancel": "cancel_order", "ticket": "create_ticket"}
 VERB = {"issue_refund": "refund", "cancel_order": "cancel", "create_ticket": "open a ticket for"}
@@ -38,30 +38,11 @@ def wishes(text: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def calls_since_customer(body: dict) -> list[tuple[str, dict, str]]:
-    """(tool, arguments, result) for every call since the customer's latest message."""
-    asked: dict[str, tuple[str, dict]] = {}
-    out: list[tuple[str, dict, str]] = []
-    for m in body["messages"]:
-        if from_customer(m):
-            out = []
-        for tc in m.get("tool_calls") or []:
-            try:
-                arguments = json.loads(tc["function"]["arguments"])
-            except json.JSONDecodeError:
-                arguments = {}
-            asked[tc["id"]] = (tc["function"]["name"], arguments)
-        if m["role"] == "tool":
-            name, arguments = asked.get(m["tool_call_id"], ("?", {}))
-            out.append((name, arguments, str(m["content"])))
-    return out
-
-
 def support_desk(body: dict) -> str | ToolCall | list[ToolCall]:
     """Look the orders up, then ask for every action at once, then report what happened."""
     text, offered = question(body), offered_tools(body)
     tools_on = body.get("tool_choice") != "none"
-    done = calls_since_customer(body)
+    done = tool_calls_since_user(body)
     todo = wishes(text)
     lookup = next((t for t in LOOKUPS if t in offered), None)
 

@@ -13,13 +13,12 @@ Tools it is not offered, it does not call; a failed or rejected call is reported
 
 from __future__ import annotations
 
-import json
 import re
 
-from course.scripted import ToolCall, call, offered_tools
+from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
 from course.shop import ORDER_ID
 from course.stories.lesson2 import question
-from course.stories.lesson4 import calls_since_customer, parallel
+from course.stories.lesson4 import parallel, parsed
 
 MONEY_BACK = re.compile(r"\b(refund|money back|reimburse)", re.IGNORECASE)
 BROKEN = re.compile(r"\b(broken|damaged|cracked|faulty|defective)\b", re.IGNORECASE)
@@ -28,7 +27,7 @@ BROKEN = re.compile(r"\b(broken|damaged|cracked|faulty|defective)\b", re.IGNOREC
 def refund_desk(body: dict) -> str | ToolCall | list[ToolCall]:
     text, offered = question(body), offered_tools(body)
     tools_on = body.get("tool_choice") != "none"
-    done = calls_since_customer(body)
+    done = tool_calls_since_user(body)
     called = {name for name, _, _ in done}
     order_id = next(iter(ORDER_ID.findall(text)), None)
 
@@ -57,17 +56,9 @@ def search_query(text: str) -> str:
     return "refund policy" if MONEY_BACK.search(text) else text[:200]
 
 
-def parse(result: str) -> dict | None:
-    try:
-        data = json.loads(result)
-    except json.JSONDecodeError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def top_hit(done: list[tuple[str, dict, str]]) -> dict | None:
     for name, _, result in done:
-        data = parse(result) if name == "search_docs" else None
+        data = parsed(result) if name == "search_docs" else None
         if data and data.get("hits"):
             return data["hits"][0]
     return None
@@ -75,7 +66,7 @@ def top_hit(done: list[tuple[str, dict, str]]) -> dict | None:
 
 def refundable_amount(done: list[tuple[str, dict, str]]) -> float | None:
     for name, _, result in done:
-        data = parse(result) if name == "get_order_record" else None
+        data = parsed(result) if name == "get_order_record" else None
         if data and isinstance(data.get("refundable"), int | float) and data["refundable"] > 0:
             return float(data["refundable"])
     return None
@@ -84,7 +75,7 @@ def refundable_amount(done: list[tuple[str, dict, str]]) -> float | None:
 def answer(done: list[tuple[str, dict, str]], order_id: str | None) -> str:
     lines = []
     for name, arguments, result in done:
-        data = parse(result)
+        data = parsed(result)
         if name == "read_section" and data and "text" in data:
             rule = " ".join(re.split(r"(?<=[.!?])\s+", " ".join(data["text"].split()))[:2])
             lines.append(f"Our policy ({data.get('cite_as', data.get('section'))}) says: {rule}")
