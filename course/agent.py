@@ -54,7 +54,7 @@ from typing import Any, Union
 import openai
 
 from course.scripted import APP_NOTE, estimate_tokens
-from course.tools import as_text
+from course.tools import as_text, unexpected_failure
 
 STOP_REASONS = ("done", "max_steps", "max_tokens", "max_seconds", "model_error")
 
@@ -326,7 +326,7 @@ def run_tool_calls(run: Run, calls: list[Any], step: Step) -> Generator[ToolRequ
         else:
             run.seen.add(key)
             outcome = yield ToolRequest(name, arguments)
-            content = tool_failed(name, outcome) if isinstance(outcome, BaseException) else as_text(outcome)
+            content = unexpected_failure(name, outcome) if isinstance(outcome, BaseException) else as_text(outcome)
             step.tool_calls.append(f"{name}({arguments})")
         run.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
 
@@ -369,10 +369,6 @@ def used_tokens(response: Any, messages: list[dict], tools: list[dict]) -> int:
         return usage.total_tokens
     message = response.choices[0].message
     return prompt_estimate(messages, tools) + estimate_tokens(message.model_dump_json(exclude_none=True))
-
-
-def tool_failed(name: str, error: BaseException) -> str:
-    return f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}). Do not retry; tell the user."
 
 
 def stopped_without_model(reason: str, run: Run, also: str = "") -> str:

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from course.permissions import DecisionLog, Policy, RuleError
-from course.tools import Tool, Toolbox, explain_validation
+from course.tools import Tool, Toolbox, as_text, explain_validation
 
 DEFAULT_TIMEOUT = 300.0  # seconds a prompt waits for a human before it rejects
 
@@ -66,7 +66,7 @@ class ApprovalRequest:
         return f"{self.tool}({args})"
 
     def html(self) -> str:
-        rows = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td>{html.escape(_text(v))}</td></tr>"
+        rows = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td>{html.escape(as_text(v))}</td></tr>"
                        for k, v in self.arguments.items())
         why = f" · asked because of {html.escape(self.reason)}" if self.reason else ""
         return (f"<b>The assistant wants to run <code>{html.escape(self.tool)}</code></b> "
@@ -433,7 +433,3 @@ def _params_lookup(execute: Execute, tools: Toolbox | Iterable[Tool] | dict[str,
 
 def _who(approver: Approver) -> str:
     return getattr(approver, "who", None) or getattr(approver, "__name__", type(approver).__name__)
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

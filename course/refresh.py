@@ -33,10 +33,11 @@ def has_local_changes(path: str) -> bool:
 
 
 def sanitizers() -> list[tuple[re.Pattern, str]]:
-    """The regex/replace pairs of notebooks/sanitize.cfg, as nbval applies them."""
-    lines = [ln for ln in (ROOT / "notebooks/sanitize.cfg").read_text().splitlines() if ":" in ln]
-    pairs = zip(lines[0::2], lines[1::2])
-    return [(re.compile(r.split(":", 1)[1].strip()), w.split(":", 1)[1].strip()) for r, w in pairs]
+    """The regex/replace pairs of notebooks/sanitize.cfg, read as nbval reads them."""
+    from nbval.plugin import get_sanitize_patterns
+
+    text = (ROOT / "notebooks/sanitize.cfg").read_text()
+    return [(re.compile(regex), replace) for regex, replace in get_sanitize_patterns(text)]
 
 
 def comparable(outputs: list, rules: list[tuple[re.Pattern, str]]) -> str:

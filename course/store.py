@@ -144,10 +144,7 @@ class ShopStore:
         return self.load()["orders"]
 
     def order(self, order_id: str) -> dict:
-        found = self.orders().get(order_id)
-        if found is None:
-            raise ToolError(f"No order {order_id}. Check the number (it looks like A1001).")
-        return found
+        return _order(self.load(), order_id)
 
     def tickets(self) -> list[dict]:
         return self.load()["tickets"]

@@ -58,6 +58,11 @@ def as_text(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, default=str)
 
 
+def unexpected_failure(name: str, error: BaseException) -> str:
+    """A bug in the tool, not in the model's call: say so, so the model does not retry."""
+    return f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}). Do not retry; tell the user."
+
+
 def explain_validation(name: str, error: ValidationError) -> str:
     problems = []
     for e in error.errors(include_url=False):
@@ -98,7 +103,7 @@ class Toolbox:
         except ToolError as e:
             return f"Error: {e}"
         except Exception as e:  # a bug in the tool: tell the model it is not its fault
-            return f"Error: {name} failed unexpectedly ({type(e).__name__}: {e}). Do not retry; tell the user."
+            return unexpected_failure(name, e)
 
     def tool_messages(self, message: Any) -> list[dict]:
         """One `role: "tool"` message per tool call in an assistant message, in order."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from course.exercises import NotYet, exercise
+from course.exercises import NotYet, exercise, run_async
 
 GIVEN = """
 from course.approval import ScriptedApprover, guarded
@@ -66,9 +66,7 @@ def check_refund_limit(refund_limit):
 
 @exercise("l4-allowlist", lesson=4, given=GIVEN)
 def check_allowlist(only):
-    import asyncio
     import json
-    from concurrent.futures import ThreadPoolExecutor
 
     from course.approval import ScriptedApprover, guarded
     from course.permissions import DecisionLog, Policy
@@ -103,9 +101,8 @@ def check_allowlist(only):
     reached = []
     run = guarded(lambda name, arguments: reached.append(name) or "done", policy=policy,
                   approver=ScriptedApprover([]), log=DecisionLog())
-    call = run("cancel_order", json.dumps({"order_id": "A1003", "reason": "Twice."}))
-    with ThreadPoolExecutor(1) as pool:  # a notebook's event loop is already running: use a fresh one
-        reply = pool.submit(asyncio.run, call).result(timeout=10)
+    # A notebook's event loop is already running: run_async uses a fresh one in a thread.
+    reply = run_async(lambda: run("cancel_order", json.dumps({"order_id": "A1003", "reason": "Twice."})))
     if reached:
         raise NotYet("a tool off the allowlist reached execute.")
     return f"A call off the list never runs and no human is asked. The model read: {reply!r}"

@@ -29,7 +29,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import ValidationError
 
-from course.host.errors import CallTimedOut, Observed, ServerError, explain
+from course.host.errors import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallTimedOut, Observed, ServerError, explain
 from course.host.servers import Http, InMemory, ServerSpec, Stdio, check_spec
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host
@@ -199,12 +199,12 @@ class Connection:
         try:
             return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
         except MCPError as e:
-            if e.code == -32001:  # the call timed out; the connection is still fine
+            if e.code == REQUEST_TIMEOUT:  # the call timed out; the connection is still fine
                 raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",
                                   "whether the tool is stuck, or raise the timeout.") from None
             await asyncio.sleep(0.05)  # let the owner task see a closed connection first
             error = self._explain(e, f"running {tool}")
-            if not self.alive or e.code == -32000:
+            if not self.alive or e.code == CONNECTION_CLOSED:
                 self.failure = self.failure or error
             raise error from None
 

@@ -14,9 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 from mcp import MCPError
-
-CONNECTION_CLOSED = -32000
-REQUEST_TIMEOUT = -32001
+from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # -32000, -32001
 
 
 class ServerError(Exception):

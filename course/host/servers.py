@@ -7,13 +7,12 @@ and nothing else of yours (API keys, tokens) reaches the child unless you name i
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp.client.stdio import get_default_environment
+from course.servers import child_env
 
 
 @dataclass(frozen=True)
@@ -28,8 +27,7 @@ class Stdio:
 
     def child_env(self) -> dict[str, str]:
         """Exactly the environment the child process starts with."""
-        passed = {name: os.environ[name] for name in self.pass_env if name in os.environ}
-        return get_default_environment() | passed | dict(self.env)
+        return child_env(self.pass_env, self.env)
 
     def describe(self) -> str:
         program = "python" if self.command == sys.executable else self.command

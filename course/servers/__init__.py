@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -65,6 +65,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def child_env(pass_env: Iterable[str] = (), env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a child server starts with: the MCP SDK's basic set (PATH, HOME, ...), the
+    named variables copied from this process if set, then `env`. Never the whole environment:
+    API keys and other secrets stay in the parent."""
+    from mcp.client.stdio import get_default_environment
+
+    passed = {name: os.environ[name] for name in pass_env if name in os.environ}
+    return get_default_environment() | passed | dict(env or {})
+
+
 CHILD_ENV = ("HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TOKENIZERS_PARALLELISM", "COURSE_EMBEDDING_MODEL_DIR")
 
 
@@ -76,13 +86,8 @@ def http_server(module: str, *args: str, token: str | None = None, port: int | N
     The child is always stopped on exit (Ctrl+C first, so it shuts down cleanly, then a kill),
     even if the block raises: no server is left running behind the notebook.
     """
-    from mcp.client.stdio import get_default_environment
-
     port = port or free_port()
-    # Like a stdio child (lesson 6), the server gets a basic environment and what it needs, never
-    # the notebook's whole environment: API keys and other secrets stay in the parent.
-    env = {**get_default_environment(), **{k: os.environ[k] for k in CHILD_ENV if k in os.environ},
-           TOKEN_ENV: token or ""}
+    env = child_env(CHILD_ENV, {TOKEN_ENV: token or ""})  # like a stdio child in lesson 6
     log = tempfile.TemporaryFile()  # the child's stderr; shown if it fails to start
     proc = subprocess.Popen([sys.executable, "-m", module, "--transport", "streamable-http", "--port", str(port),
                              *args], env=env, stdout=subprocess.DEVNULL, stderr=log)
