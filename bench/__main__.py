@@ -9,7 +9,7 @@ from pathlib import Path
 
 def main(names: list[str]) -> None:
     found = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
-                   if not m.name.startswith("_") and m.name != "timing")  # timing: helpers, not a benchmark
+                   if not m.name.startswith("_"))  # _timing and the like: helpers, not benchmarks
     found = [n for n in found if n != "notebooks"] + ["notebooks"]  # the slowest last
     for name in names or found:
         module = importlib.import_module(f"bench.{name}")

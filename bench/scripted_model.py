@@ -1,6 +1,6 @@
 """Scripted model: overhead per completion through the real openai SDK (goal <= 2 ms median)."""
 
-from bench.timing import median_ms
+from bench._timing import median_ms
 from course.scripted import ScriptedModel, call
 from course.shop import shop_toolbox
 

@@ -28,7 +28,7 @@ def measure() -> None:
     """The benchmark proper, in this process (main() runs it in a fresh one)."""
     import resource
 
-    from bench.timing import median_ms
+    from bench._timing import median_ms
 
     start = time.perf_counter()
     import sentence_transformers  # noqa: F401  (what a notebook pays once)

