@@ -16,6 +16,7 @@ the old file, complete; a reader never sees half a file.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import tempfile
@@ -177,7 +178,7 @@ class ShopStore:
     def issue_refund(self, order_id: str, amount: float, reason: str) -> dict:
         """Pay money back for an order; never more than the order's total, all refunds together."""
         amount = round(float(amount), 2)
-        if amount <= 0:
+        if not math.isfinite(amount) or amount <= 0:  # NaN passes `<= 0` and would poison every total
             raise ToolError(f"A refund must be a positive amount, not {amount:.2f}.")
         with self._change() as data:
             order = _order(data, order_id)

@@ -197,3 +197,11 @@ def test_a_refund_of_an_amount_that_is_not_a_real_number_is_refused(store, amoun
     box = Toolbox(*store.write_tools())
     reply = box.execute("issue_refund", f'{{"order_id": "A1004", "amount": {amount}, "reason": "Broken chair."}}')
     assert reply.startswith("Error: invalid arguments for issue_refund: amount:") and store.refunds() == []
+
+
+def test_a_refund_of_nan_or_infinity_through_the_python_api_is_refused_and_changes_nothing(tmp_path):
+    store = ShopStore(tmp_path / "shop.json")
+    for amount in (float("nan"), float("inf")):
+        with pytest.raises(ToolError, match="positive amount"):
+            store.issue_refund("A1002", amount, "broken")
+    assert store.refunds() == []

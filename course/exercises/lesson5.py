@@ -28,7 +28,8 @@ async def _tools_and_calls(server: Any, name: str, calls: list[dict]) -> tuple[d
 
     # A crash in the learner's tool is what the check reports; the SDK's traceback log would only add noise.
     sdk_log = logging.getLogger("mcp.server.mcpserver.server")
-    level, sdk_log.level = sdk_log.level, logging.CRITICAL
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)  # setLevel, not .level =: it also clears the logger's cache
     try:
         return await _ask(Client, server, name, calls)
     finally:
