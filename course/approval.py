@@ -380,9 +380,7 @@ def guarded(execute: Execute, *, policy: Policy, approver: Approver,
             raise ApprovalFailed(f"The policy could not decide about {name}: {e} Nothing was run.") from e
         if verdict.decision == "deny":
             log.record(name, arguments, "denied", verdict.decided_by)
-            if verdict.decided_by == "allowlist":
-                return NOT_OFFERED.format(tool=name)
-            return DENIED.format(tool=name)
+            return (DENIED if policy.allowed(name) else NOT_OFFERED).format(tool=name)
         if verdict.decision == "ask":
             request = ApprovalRequest(name, arguments, policy.risk(name), verdict.decided_by)
             who, why = _who(approver), verdict.decided_by
