@@ -6,6 +6,8 @@ def ask(client, model, question, toolbox):
     if not message.tool_calls:
         return message.content
     messages.append(message.model_dump(exclude_none=True))
-    messages += toolbox.tool_messages(message)
+    for call in message.tool_calls:
+        result = toolbox.execute(call.function.name, call.function.arguments)
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
     response = client.chat.completions.create(model=model, messages=messages, tools=toolbox.definitions())
     return response.choices[0].message.content
