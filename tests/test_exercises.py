@@ -63,7 +63,7 @@ def test_grading_counts_a_deleted_exercise_cell_as_not_passed(tmp_path, capsys):
     assert main([str(path)]) == 1
     out = capsys.readouterr().out
     assert "❌ l1-round-trip: not yet. no cell starting with `# EXERCISE l1-round-trip`" in out
-    assert "0 of 2 exercises passed" in out
+    assert "0 of 5 exercises passed" in out
 
 
 def test_grading_stops_an_endless_loop_with_a_verdict():

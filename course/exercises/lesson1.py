@@ -186,28 +186,32 @@ def _tool_call(name: str, arguments: str, rng: random.Random):
                                                  function=Function(name=name, arguments=arguments))
 
 
+def _insisting(tool):
+    """The same tool, but a call with unvalidated arguments gets a hint instead of a crash deep inside."""
+    from dataclasses import replace
+
+    def fn(args):
+        if not isinstance(args, tool.params):
+            raise NotYet("tool.fn expects the validated arguments, not a dict: call "
+                         "tool.fn(tool.params.model_validate(json.loads(tool_call.function.arguments))).")
+        return tool.fn(args)
+
+    return replace(tool, fn=fn)
+
+
 def _message_tools(rng: random.Random):
-    """(tool, arguments, expected result) for tools the check makes up; each insists on validated arguments."""
+    """(tool, arguments, expected result) for tools the check makes up, with a default to fill in."""
     from pydantic import Field
 
     from course.tools import Tool
 
     field, other = rng.sample(WORDS, 2)
     params = _model({field: (str, Field(min_length=1)), other: (int, rng.randint(2, 9))}, "Query")
-
-    def validated(args):
-        if not isinstance(args, params):
-            raise NotYet("tool.fn expects the validated arguments, not a dict: call "
-                         "tool.fn(tool.params.model_validate(json.loads(tool_call.function.arguments))).")
-        return args
-
     value = rng.choice(["Köln", "blue", "A 2"])
     data = Tool(_name(rng), "A tool the check made up.", params,
-                lambda a: {"found": getattr(validated(a), field), "count": getattr(a, other)})
-    text = Tool(_name(rng), "A tool that answers in text.", params,
-                lambda a: f"Nothing for {getattr(validated(a), field)} today.")
-    many = Tool(_name(rng), "A tool that answers with a list.", params,
-                lambda a: [getattr(validated(a), field)] * getattr(a, other))
+                lambda a: {"found": getattr(a, field), "count": getattr(a, other)})
+    text = Tool(_name(rng), "A tool that answers in text.", params, lambda a: f"Nothing for {getattr(a, field)} today.")
+    many = Tool(_name(rng), "A tool that answers with a list.", params, lambda a: [getattr(a, field)] * getattr(a, other))
     default = params.model_fields[other].default
     return [(data, {field: value}, {"found": value, "count": default}),
             (text, {field: value}, f"Nothing for {value} today."),
@@ -222,7 +226,7 @@ def check_tool_message(tool_message):
     cases = [(get_order_status, {"order_id": "A1001"}, _ORDERS["A1001"]), *_message_tools(rng)]
     for tool, arguments, expected in cases:
         tc = _tool_call(tool.name, json.dumps(arguments), rng)
-        m = tool_message(tc, tool)
+        m = tool_message(tc, _insisting(tool))
         if not isinstance(m, dict) or m.get("role") != "tool":
             raise NotYet(f'tool_message should return a dict with "role": "tool"; got {m!r:.120}.')
         if m.get("tool_call_id") != tc.id:
