@@ -269,6 +269,9 @@ class _ToolsOnly:
     def execute(self, name: str, arguments: str) -> str:
         return self._toolbox.execute(name, arguments)
 
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"the check's toolbox has only definitions() and execute(), no {name!r}")
+
     def tool_messages(self, message: Any) -> list[dict]:
         raise NotYet("this exercise is to build the tool messages yourself: for each call in "
                      "message.tool_calls, one {'role': 'tool', 'tool_call_id': ..., 'content': "
