@@ -163,9 +163,11 @@ VALIDATORS_ONLY = '''
     ({"order_id": 'Annotated[str, Field(pattern=r"^A\\d+$")]'}, "exactly 4 digits"),
     ({"reason": 'str = Field("", min_length=1)'}, "a request without a reason"),
     ({"extra": "ignore"}, "an argument it does not name"),
+    ({"reason": "Annotated[str, Field(min_length=5)]"}, "even one character, must pass"),
     ({"doc": "Refund."}, "docstring that tells the model when to use it"),
     ({"reply": '"Done."'}, "names the order"),
 ], ids=["validators-only", "unanchored", "any-number-of-digits", "reason-with-default", "extras-allowed",
+        "reason-must-be-five-characters",
         "no-description", "reply-without-the-order"])
 def test_refund_params_refuses_a_model_that_only_looks_right(changes, hint):
     fails_with("l1-refund-params", refund(**changes), hint)
