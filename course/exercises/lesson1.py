@@ -10,9 +10,19 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any
 
 from course.exercises import NotYet, exercise
+from course.exercises.lesson1_cases import (
+    WORDS,
+    ToolsOnly,
+    argument_model,
+    insisting,
+    message_tools,
+    schema_accepts,
+    shop_tools,
+    tool_call,
+    tool_name,
+)
 
 # What the notebook has imported before each exercise cell (tests/test_exercises_l1.py compares them).
 GIVEN_DEFINITION = """
@@ -38,23 +48,6 @@ from course.shop import shop_toolbox
 """
 GIVEN_BAD_CALLS = GIVEN_ROUND_TRIP
 
-WORDS = ["parcel", "stock", "invoice", "voucher", "pickup", "store", "warranty", "basket"]
-VERBS = ["check", "find", "track", "book", "get", "list"]
-FIELDS = ["sku", "quantity", "postcode", "city", "size", "weight_kg"]  # no part of a tool name above
-
-
-def _name(rng: random.Random, taken: set[str] = frozenset()) -> str:
-    while (name := f"{rng.choice(VERBS)}_{rng.choice(WORDS)}") in taken:
-        pass
-    return name
-
-
-def _model(fields: dict[str, Any], title: str):
-    """A Pydantic model with the given {field: (type, Field(...))}, refusing unknown arguments."""
-    from pydantic import ConfigDict, create_model
-
-    return create_model(title, __config__=ConfigDict(extra="forbid"), **fields)
-
 
 # -- l1-tool-definition -------------------------------------------------------------------------
 @exercise("l1-tool-definition", lesson=1, given=GIVEN_DEFINITION)
@@ -68,8 +61,8 @@ def check_tool_definition(tool_definition):
     cases = [("get_order_status", "Look up one order by its number.", OrderLookup)]
     for _ in range(3):
         field = rng.choice(WORDS)
-        params = _model({field: (str, Field(description=f"The {field}"))}, f"{field.title()}Query")
-        cases.append((_name(rng), f"Find a {field} for the customer ({rng.randint(1, 999)}).", params))
+        params = argument_model({field: (str, Field(description=f"The {field}"))}, f"{field.title()}Query")
+        cases.append((tool_name(rng), f"Find a {field} for the customer ({rng.randint(1, 999)}).", params))
     for name, description, params in cases:
         d = tool_definition(name, description, params)
         if isinstance(d, dict) and "name" in d and "function" not in d:
@@ -95,23 +88,6 @@ def check_tool_definition(tool_definition):
 
 
 # -- l1-refund-params ---------------------------------------------------------------------------
-def _schema_accepts(schema: dict, value: Any) -> bool:
-    """Does the JSON schema allow this object? The subset Pydantic writes for string fields."""
-    if not isinstance(value, dict) or any(k not in value for k in schema.get("required", [])):
-        return False
-    props = schema.get("properties", {})
-    if schema.get("additionalProperties") is False and any(k not in props for k in value):
-        return False
-    for key, v in value.items():
-        p = props.get(key, {})
-        if p.get("type") == "string" and not isinstance(v, str):
-            return False
-        if isinstance(v, str) and (len(v) < p.get("minLength", 0) or len(v) > p.get("maxLength", len(v))
-                                   or ("pattern" in p and not re.search(p["pattern"], v))):
-            return False
-    return True
-
-
 @exercise("l1-refund-params", lesson=1, given=GIVEN_PARAMS)
 def check_refund_params(RefundRequest, request_refund):
     from pydantic import BaseModel, ValidationError
@@ -152,7 +128,7 @@ def check_refund_params(RefundRequest, request_refund):
         except ValidationError as e:
             raise NotYet(f"a valid request was refused ({e.errors()[0]['msg']}): an A with any four digits and "
                          "any reason that is not empty, even one character, must pass.") from None
-        if not _schema_accepts(schema, valid):
+        if not schema_accepts(schema, valid):
             raise NotYet("the schema the model sees refuses a valid request (an A with four digits and a reason "
                          "that is not empty): loosen its constraints.")
     for arguments, what, how in bad:
@@ -163,7 +139,7 @@ def check_refund_params(RefundRequest, request_refund):
             refused = True
         if not refused:
             raise NotYet(f"RefundRequest accepts {what}: {how}.")
-        if _schema_accepts(schema, arguments):
+        if schema_accepts(schema, arguments):
             raise NotYet(f"RefundRequest refuses {what}, but only in Python: the JSON schema the model sees "
                          f"allows it, so the model cannot know the rule. Put the rule in the field itself "
                          f"({how}), not in a validator.")
@@ -180,55 +156,15 @@ def check_refund_params(RefundRequest, request_refund):
 
 
 # -- l1-tool-message ----------------------------------------------------------------------------
-def _tool_call(name: str, arguments: str, rng: random.Random):
-    from openai.types.chat import ChatCompletionMessageFunctionToolCall
-    from openai.types.chat.chat_completion_message_function_tool_call import Function
-
-    return ChatCompletionMessageFunctionToolCall(id=f"call_{rng.getrandbits(40):x}", type="function",
-                                                 function=Function(name=name, arguments=arguments))
-
-
-def _insisting(tool):
-    """The same tool, but a call with unvalidated arguments gets a hint instead of a crash deep inside."""
-    from dataclasses import replace
-
-    def fn(args):
-        if not isinstance(args, tool.params):
-            raise NotYet("tool.fn expects the validated arguments, not a dict: call "
-                         "tool.fn(tool.params.model_validate(json.loads(tool_call.function.arguments))).")
-        return tool.fn(args)
-
-    return replace(tool, fn=fn)
-
-
-def _message_tools(rng: random.Random):
-    """(tool, arguments, expected result) for tools the check makes up, with a default to fill in."""
-    from pydantic import Field
-
-    from course.tools import Tool
-
-    field, other = rng.sample(WORDS, 2)
-    params = _model({field: (str, Field(min_length=1)), other: (int, rng.randint(2, 9))}, "Query")
-    value = rng.choice(["Köln", "blue", "A 2"])
-    data = Tool(_name(rng), "A tool the check made up.", params,
-                lambda a: {"found": getattr(a, field), "count": getattr(a, other)})
-    text = Tool(_name(rng), "A tool that answers in text.", params, lambda a: f"Nothing for {getattr(a, field)} today.")
-    many = Tool(_name(rng), "A tool that answers with a list.", params, lambda a: [getattr(a, field)] * getattr(a, other))
-    default = params.model_fields[other].default
-    return [(data, {field: value}, {"found": value, "count": default}),
-            (text, {field: value}, f"Nothing for {value} today."),
-            (many, {field: value, other: 2}, [value, value])]
-
-
 @exercise("l1-tool-message", lesson=1, given=GIVEN_MESSAGE)
 def check_tool_message(tool_message):
     from course.shop import _ORDERS, get_order_status
 
     rng = random.Random()
-    cases = [(get_order_status, {"order_id": "A1001"}, _ORDERS["A1001"]), *_message_tools(rng)]
+    cases = [(get_order_status, {"order_id": "A1001"}, _ORDERS["A1001"]), *message_tools(rng)]
     for tool, arguments, expected in cases:
-        tc = _tool_call(tool.name, json.dumps(arguments), rng)
-        m = tool_message(tc, _insisting(tool))
+        tc = tool_call(tool.name, json.dumps(arguments), rng)
+        m = tool_message(tc, insisting(tool))
         if not isinstance(m, dict) or m.get("role") != "tool":
             raise NotYet(f'tool_message should return a dict with "role": "tool"; got {m!r:.120}.')
         if m.get("tool_call_id") != tc.id:
@@ -257,29 +193,6 @@ def check_tool_message(tool_message):
 
 
 # -- l1-round-trip ------------------------------------------------------------------------------
-class _ToolsOnly:
-    """The shop's tools with only definitions() and execute(): the tool messages are the learner's to build."""
-
-    def __init__(self):
-        from course.shop import shop_toolbox
-
-        self._toolbox = shop_toolbox()
-
-    def definitions(self) -> list[dict]:
-        return self._toolbox.definitions()
-
-    def execute(self, name: str, arguments: str) -> str:
-        return self._toolbox.execute(name, arguments)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"the check's toolbox has only definitions() and execute(), no {name!r}")
-
-    def tool_messages(self, message: Any) -> list[dict]:
-        raise NotYet("this exercise is to build the tool messages yourself: for each call in "
-                     "message.tool_calls, one {'role': 'tool', 'tool_call_id': ..., 'content': "
-                     "toolbox.execute(...)}. (toolbox.tool_messages would do it for you.)")
-
-
 def _ask(ask, question: str):
     import openai
 
@@ -295,7 +208,7 @@ def _ask(ask, question: str):
 
     fake = ScriptedModel(model)
     try:
-        answer = ask(fake.client(max_retries=0), MODEL, question, _ToolsOnly())
+        answer = ask(fake.client(max_retries=0), MODEL, question, ToolsOnly())
     except openai.BadRequestError as e:
         detail = e.body.get("message", "") if isinstance(e.body, dict) else str(e)
         if "did not have response messages" in detail:
@@ -352,33 +265,10 @@ def check_round_trip(ask):
 
 
 # -- l1-bad-calls -------------------------------------------------------------------------------
-def _shop_tools(rng: random.Random):
-    """Two tools with constrained arguments; one of them fails with a ToolError for one input."""
-    from pydantic import Field
-
-    from course.tools import Tool, ToolError
-
-    code, count = rng.sample(FIELDS, 2)
-    params = _model({code: (str, Field(pattern=r"^[A-Z]{3}-\d$")), count: (int, Field(ge=1, le=9))}, "Ask")
-    empty = f"ZZZ-{rng.randint(0, 9)}"
-    advice = f"Nothing left of {empty}. Offer the customer another {code}."
-
-    def run(args):
-        if getattr(args, code) == empty:
-            raise ToolError(advice)
-        return {code: getattr(args, code), count: getattr(args, count), "ok": True}
-
-    first = _name(rng)
-    tools = {first: Tool(first, "One of the check's tools.", params, run)}
-    second = _name(rng, {first})
-    tools[second] = Tool(second, "Another one.", params, lambda a: f"{getattr(a, code)} is on its way.")
-    return tools, code, count, empty, advice
-
-
 @exercise("l1-bad-calls", lesson=1, given=GIVEN_BAD_CALLS)
 def check_bad_calls(execute):
     rng = random.Random()
-    tools, code, count, empty, advice = _shop_tools(rng)
+    tools, code, count, empty, advice = shop_tools(rng)
     first, second = tools
     good = {code: "ABC-1", count: rng.randint(1, 9)}
 
