@@ -29,6 +29,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, StringConstraints
 
 from course.servers import bearer_auth, command_line, described, serve
+from course.servers.strict import StrictServer
 
 API_URL_ENV, API_KEY_ENV = "COURSE_WEBAPI_URL", "COURSE_WEBAPI_KEY"
 DEFAULT_API_URL = "http://127.0.0.1:8765"
@@ -252,7 +253,7 @@ def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPS
     every client starts its own server process, so the budget is per session; over HTTP all clients of
     one process share it."""
     api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
-    mcp = MCPServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
+    mcp = StrictServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
                     "from a small budget: prefer the shop's own documents when they answer the question.",
                     log_level="WARNING", **bearer_auth(token))
     tool = described(mcp)
