@@ -6,7 +6,10 @@ It serves deterministic data on 127.0.0.1 and behaves like a real provider where
 answers carry more fields than a model needs, every successful request costs a credit from
 the account (402 once it is empty: the provider's balance, not the wrapper's session budget),
 and it fails on demand (402, 429 with Retry-After, 5xx, slow answers), switched on by a test or
-the notebook through `StubAPI.fail(...)` or `POST /admin/fail`. It counts the requests it
+the notebook through `StubAPI.fail(...)` or `POST /admin/fail`. Like a real provider it charges
+a request that succeeded even when the client stopped waiting for the answer. Two ways to
+misbehave, for tests: `oversize` (answers that ignore `n` and carry huge fields) and `garbled`
+(a charged 200 whose body is not JSON). It counts the requests it
 receives, so a test can prove that a rejected argument never reached it.
 
 Endpoints: GET /search?q=&n=, GET /news?q=&n=&days=, GET /page?url=;
@@ -122,7 +125,8 @@ class StubAPI:
     """The stub service in a background thread: `with StubAPI() as api: ... api.url ...`.
 
     `requests` counts every API request received (admin calls excluded); `credits` is the
-    account's balance (402 once it reaches 0); `fail(...)` queues failures.
+    account's balance (402 once it reaches 0); `fail(...)` queues failures; `settle()` waits
+    until no request is being answered (a slow one goes on after its client gave up).
     """
 
     COST = 1  # credits per successful request
@@ -131,8 +135,12 @@ class StubAPI:
         self.port, self.credits, self.api_key = port, credits, api_key
         self.requests = 0
         self.delay = 0.0  # seconds to wait before answering (to exercise timeouts)
+        self.oversize = 0  # > 0: search and news ignore n and send this many hits of this many characters each
+        self.garbled = False  # True: successful answers (still charged) have a body that is not JSON
+        self._answering = 0
         self._failures: deque[dict] = deque()
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
         self._http: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -144,8 +152,14 @@ class StubAPI:
 
     def reset(self, credits: int = 1000) -> None:
         with self._lock:
-            self.requests, self.credits, self.delay = 0, credits, 0.0
+            self.requests, self.credits, self.delay, self.oversize, self.garbled = 0, credits, 0.0, 0, False
             self._failures.clear()
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait until every request received so far has been answered (and charged, if it succeeded)."""
+        with self._idle:
+            if not self._idle.wait_for(lambda: self._answering == 0, timeout):
+                raise TimeoutError(f"the stub API was still answering {self._answering} request(s) after {timeout:g} s")
 
     def stats(self) -> dict:
         with self._lock:
@@ -177,12 +191,22 @@ class StubAPI:
         self.stop()
 
     # -- one request -------------------------------------------------------------------
-    def answer(self, method: str, target: str, headers: dict, body: bytes) -> tuple[int, dict, dict]:
+    def answer(self, method: str, target: str, headers: dict, body: bytes) -> tuple[int, dict, dict | bytes]:
         """(status, extra headers, JSON body) for one request. Runs in the server's thread."""
         parts = urlsplit(target)
-        args = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         if parts.path.startswith("/admin/"):
             return self._admin(method, parts.path, json.loads(body or b"{}"))
+        with self._lock:
+            self._answering += 1
+        try:
+            return self._answer(parts, headers)
+        finally:
+            with self._idle:
+                self._answering -= 1
+                self._idle.notify_all()
+
+    def _answer(self, parts, headers: dict) -> tuple[int, dict, dict | bytes]:
+        args = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         with self._lock:
             self.requests += 1
             failure = next((f for f in self._failures if f["route"] in (None, parts.path)), None)
@@ -203,6 +227,8 @@ class StubAPI:
                     return 402, {}, {"error": "payment_required", "message": "The account has no credits left."}
                 self.credits -= self.COST
                 data["credits_remaining"] = self.credits
+            if self.garbled:
+                return status, {}, b'{"results": [{"title": "Kettle'  # cut off mid-answer
         return status, {}, data
 
     def _route(self, path: str, args: dict) -> tuple[int, dict]:
@@ -211,10 +237,14 @@ class StubAPI:
             days = int(args.get("days", 7))
         except ValueError:
             return 400, {"error": "bad_request", "message": "n and days must be integers."}
+        if self.oversize:
+            n, days = len(PAGES), 365  # a provider that ignores what was asked for
         if path == "/search":
-            return 200, {"query": args.get("q", ""), "results": search(args.get("q", ""), n), "took_ms": 12}
+            results = _bloated(search(args.get("q", ""), n), "snippet", self.oversize)
+            return 200, {"query": args.get("q", ""), "results": results, "took_ms": 12}
         if path == "/news":
-            return 200, {"query": args.get("q", ""), "articles": news(args.get("q", ""), n, days)}
+            return 200, {"query": args.get("q", ""), "articles": _bloated(news(args.get("q", ""), n, days), "summary",
+                                                                          self.oversize)}
         if path == "/page":
             page = next((p for p in PAGES if p["url"] == args.get("url")), None)
             if page is None:
@@ -244,10 +274,23 @@ class StubAPI:
         return 200, {}, self.stats()
 
 
+def _bloated(hits: list[dict], field: str, size: int) -> list[dict]:
+    """`size` hits, each with `field` `size` characters long (unchanged when size is 0)."""
+    if not size or not hits:
+        return hits
+    return [{**hit, field: ((hit[field] + " ") * (size // (len(hit[field]) + 1) + 1))[:size]}
+            for hit in (hits * size)[:size]]
+
+
 class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops the connections of a burst of parallel calls, and the
     # client's TCP retries them a second later: a delay no real API adds.
     request_queue_size = 128
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exception(), ConnectionError):  # the client stopped waiting: nothing to report
+            return
+        super().handle_error(request, client_address)
 
 
 _REASONS = {402: "payment_required", 429: "rate_limited", 500: "internal_error", 502: "bad_gateway",
@@ -262,7 +305,7 @@ def _handler(api: StubAPI) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             headers = {k.lower(): v for k, v in self.headers.items()}
             status, extra, data = api.answer(self.command, self.path, headers, body)
-            payload = json.dumps(data).encode()
+            payload = data if isinstance(data, bytes) else json.dumps(data).encode()
             self.send_response(status)
             for k, v in {"Content-Type": "application/json", "Content-Length": str(len(payload)), **extra}.items():
                 self.send_header(k, v)
