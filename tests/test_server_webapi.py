@@ -241,7 +241,8 @@ async def test_a_timed_out_request_keeps_its_credit_because_the_provider_may_hav
     assert api.budget.spent == 1 and 1000 - stub.credits == 1 and stub.requests == 1
 
 
-async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_charges_no_more_than_the_budget(stub):
+async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_charges_no_more_than_the_budget(
+        stub, capfd):
     stub.delay = 1.0  # every request still succeeds, and is charged, after the client stopped waiting
     api = WebAPI(stub.url, budget=2, timeout=5.0)
     async with Client(build_server(api), read_timeout_seconds=0.2) as client:
@@ -252,6 +253,7 @@ async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_cha
                 pass  # the client's own timeout
     stub.settle()
     assert 1000 - stub.credits <= 2 and api.budget.spent == 2
+    assert "Traceback" not in capfd.readouterr().err  # the stub says nothing about clients that left
 
 
 async def test_a_200_whose_body_does_not_parse_keeps_its_credit_and_advises_trying_later(api, stub):
