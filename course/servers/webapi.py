@@ -109,10 +109,9 @@ class WebAPI:
         await self.budget.reserve(self.COST)  # first, before any await that could let another call in
         try:
             return await self._request(path, params, what)
-        except NotCharged:
+        except NotCharged:  # anything else (a timeout, a cancelled call, a garbled 200) may have been charged
             self.budget.refund(self.COST)
             raise
-        # Anything else keeps the credit: a timeout, a cancelled call or a garbled 200 may have been charged.
 
     async def _request(self, path: str, params: dict, what: str) -> dict:
         async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout,
