@@ -12,10 +12,13 @@ Two things the SDK's `MCPServer` does differently out of the box:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import ConfigDict, ValidationError
 
 SHOWN_INPUT = 60  # characters of a rejected value quoted back to the model
@@ -24,25 +27,33 @@ SHOWN_INPUT = 60  # characters of a rejected value quoted back to the model
 class StrictServer(MCPServer):
     """`MCPServer` whose tools refuse unknown arguments and explain invalid ones field by field."""
 
-    def add_tool(self, fn: Any, name: str | None = None, **options: Any) -> None:
-        super().add_tool(fn, name=name, **options)
-        # The SDK keeps its registered tools private; this is the one place the course reaches in.
-        tool = self._tool_manager.get_tool(name or fn.__name__)
-        base = tool.fn_metadata.arg_model
-        closed = type(base.__name__, (base,), {"model_config": ConfigDict(extra="forbid"),
-                                               "__module__": base.__module__})
-        tool.fn_metadata.arg_model = closed
-        tool.parameters = closed.model_json_schema(by_alias=True)  # now with "additionalProperties": false
+    def add_tool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        super().add_tool(fn, *args, **kwargs)
+        # The SDK keeps its registered tools private; this class is the one place the course reaches in.
+        for tool in self._tool_manager.list_tools():
+            close(tool)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
-            if isinstance(e, UnexpectedToolError) or not isinstance(e.__cause__, ValidationError):
+            tool = self._tool_manager.get_tool(name)
+            if tool is None or isinstance(e, UnexpectedToolError) or not isinstance(e.__cause__, ValidationError):
                 raise
-            schema = self._tool_manager.get_tool(name).parameters
+            advice = explain(name, e.__cause__, tool.parameters)
             # `from` the ValidationError: the SDK logs the rejected field names from it.
-            raise ToolError(f"Error executing tool {name}: {explain(name, e.__cause__, schema)}") from e.__cause__
+            raise ToolError(f"Error executing tool {name}: {advice}") from e.__cause__
+
+
+def close(tool: Tool) -> None:
+    """Make `tool` refuse arguments it does not declare, and say so in its schema (once per tool)."""
+    base = tool.fn_metadata.arg_model
+    if base.model_config.get("extra") == "forbid":
+        return
+    config = {"model_config": ConfigDict(extra="forbid"), "__module__": base.__module__}
+    closed = cast(type[ArgModelBase], type(base.__name__, (base,), config))
+    tool.fn_metadata.arg_model = closed
+    tool.parameters = closed.model_json_schema(by_alias=True)  # now with "additionalProperties": false
 
 
 def explain(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:

@@ -4,8 +4,9 @@
     (start the API first: `make stub-api`, or python -m course.servers.stub_api)
 
 The pattern for any paid API: check arguments before spending anything, give the model only
-the fields it needs, cap what it reads, and turn every failure into advice the model can follow
-(stop, slow down, use another source, try later) instead of a stack trace.
+the fields it needs (and no more hits than it asked for), cap what it reads, give a reserved
+credit back only when the provider cannot have charged it, and turn every failure into advice
+the model can follow (stop, slow down, use another source, try later) instead of a stack trace.
 The API itself is `course.servers.stub_api` here, so the lesson runs offline.
 """
 
@@ -167,7 +168,7 @@ def clip(value: object, limit: int = FIELD_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + " […]"
 
 
-def limit(field: str) -> int:
+def field_limit(field: str) -> int:
     return URL_CHARS if field == "url" else FIELD_CHARS
 
 
@@ -177,9 +178,9 @@ def trimmed(data: dict, key: str, n: int, keep: tuple[str, ...]) -> dict:
     hits = data.get(key)
     if not isinstance(hits, list) or not all(isinstance(hit, dict) for hit in hits):
         raise ToolError(UNREADABLE)
-    rows = [{k: clip(hit.get(k), limit(k)) for k in keep} for hit in hits[:n]]
+    rows = [{k: clip(hit.get(k), field_limit(k)) for k in keep} for hit in hits[:n]]
     cut = [f"the API sent {len(hits)} {key}; these are the first {n} you asked for"] if len(hits) > n else []
-    if any(len(str(hit.get(k) or "")) > limit(k) for hit in hits[:n] for k in keep):
+    if any(isinstance(hit.get(k), str) and len(hit[k]) > field_limit(k) for hit in hits[:n] for k in keep):
         cut.append(f"fields longer than {FIELD_CHARS} characters were cut (they end in \" […]\")")
     return {key: rows} | ({"note": "Cut: " + "; ".join(cut) + "."} if cut else {})
 
