@@ -59,6 +59,7 @@ async def test_the_schema_carries_every_constraint_and_the_tools_are_read_only_a
     assert page["url"]["pattern"].startswith("^https?://") and page["max_chars"]["maximum"] == 8000
     assert tools["news"].input_schema["properties"]["days"]["maximum"] == 30
     for tool in tools.values():
+        assert tool.input_schema["additionalProperties"] is False  # unknown arguments are refused
         assert tool.annotations.read_only_hint and tool.annotations.open_world_hint
         assert "credit" in tool.description and not tool.description.startswith(" ")
 
@@ -289,6 +290,13 @@ async def test_an_unreachable_api_is_reported_not_crashed():
     api = WebAPI(f"http://127.0.0.1:{free_port()}", budget=5, timeout=1.0)
     result = await call(api, "search", query="kettle")
     assert result.is_error and "cannot be reached" in text(result) and api.budget.spent == 0
+
+
+async def test_a_request_too_large_for_the_provider_asks_for_a_shorter_one_and_costs_nothing(api, stub):
+    stub.fail(413)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "too large (HTTP 413). Send a shorter query" in text(result)
+    assert "not available" not in text(result) and api.budget.spent == 0
 
 
 async def test_a_wrong_api_key_tells_the_user_which_variable_to_set():

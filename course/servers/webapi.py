@@ -224,6 +224,9 @@ def advice(r: httpx2.Response, what: str, first: int | None = None) -> str:
         return f"The page {what} {why}, so it cannot be read. Use another source: pick a different result."
     if status == 404:
         return f"There is no page at {what}. Use a URL exactly as it appears in search or news results."
+    if status in (413, 414):
+        return (f"The web API refused the request as too large (HTTP {status}). Send a shorter query or URL and "
+                "call again.")
     if status == 401:
         return (f"The web API rejected this server's API key (HTTP 401). Tell the user to set {API_KEY_ENV}; "
                 "do not retry.")
