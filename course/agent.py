@@ -47,14 +47,16 @@ from __future__ import annotations
 import inspect
 import json
 import time
-from collections.abc import Awaitable, Callable, Generator, Hashable
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 import openai
 
+from course.arguments import Unreadable, excerpt, load_json
+from course.errors import ApprovalFailed
 from course.scripted import APP_NOTE, estimate_tokens
-from course.tools import as_text, unexpected_failure
+from course.tools import Execute, as_text, unexpected_failure
 
 STOP_REASONS = ("done", "max_steps", "max_tokens", "max_seconds", "model_error")
 
@@ -144,14 +146,13 @@ class ToolRequest:
 
 
 Request = Union[ModelRequest, ToolRequest]
-Execute = Callable[[str, str], Union[str, Awaitable[str]]]
 
 
 def call_key(name: str, arguments: str) -> Hashable:
     """When two calls count as the same: same tool, same JSON (key order and spacing ignored)."""
     try:
-        return name, json.dumps(json.loads(arguments), sort_keys=True, separators=(",", ":"))
-    except (json.JSONDecodeError, TypeError):
+        return name, json.dumps(load_json(arguments), sort_keys=True, separators=(",", ":"))
+    except Unreadable:  # not JSON, or beyond the parser's limits: the text itself is the key
         return name, arguments
 
 
@@ -322,12 +323,12 @@ def run_tool_calls(run: Run, calls: list[Any], step: Step) -> Generator[ToolRequ
         key = checked_key(run.repeat_key, name, arguments)
         if key in run.seen:
             content = REPEAT_NOTE.format(name=name)
-            step.tool_calls.append(f"{name}({arguments}) [repeat: not run]")
+            step.tool_calls.append(f"{name}({excerpt(arguments)}) [repeat: not run]")
         else:
             run.seen.add(key)
             outcome = yield ToolRequest(name, arguments)
             content = unexpected_failure(name, outcome) if isinstance(outcome, BaseException) else as_text(outcome)
-            step.tool_calls.append(f"{name}({arguments})")
+            step.tool_calls.append(f"{name}({excerpt(arguments)})")
         run.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
 
 
@@ -352,7 +353,7 @@ def finish(run: Run, reason: str) -> Generator[ModelRequest, Any, Result]:
     if message.tool_calls or not message.content:
         # Some servers ignore tool_choice="none" (Ollama does). Keeping these calls would leave
         # the conversation with calls that have no tool message: the API rejects its next request.
-        step.tool_calls = [f"{c.function.name}({c.function.arguments}) [not run: tools were off]"
+        step.tool_calls = [f"{c.function.name}({excerpt(c.function.arguments)}) [not run: tools were off]"
                            for c in message.tool_calls or []]
         step.empty = not message.tool_calls
         error = ("the model asked for tools although they were switched off (tool_choice='none' ignored)"
@@ -389,13 +390,13 @@ def checked_key(repeat_key: Callable[[str, str], Hashable], name: str, arguments
     try:
         key = repeat_key(name, arguments)
     except Exception as e:
-        raise ValueError(f"repeat_key failed for {name}({arguments}) with {type(e).__name__}: {e}. It must "
+        raise ValueError(f"repeat_key failed for {name}({excerpt(arguments)}) with {type(e).__name__}: {e}. It must "
                          "accept any arguments text the model sends, even text that is not JSON.") from e
     try:
         hash(key)
     except TypeError:
         raise TypeError(f"repeat_key must return something hashable, like a tuple of strings (the loop keeps "
-                        f"keys in a set); for {name}({arguments}) it returned {key!r}, which contains a "
+                        f"keys in a set); for {name}({excerpt(arguments)}) it returned {key!r}, which contains a "
                         f"{unhashable_part(key)}.") from None
     return key
 
@@ -436,6 +437,8 @@ def run_agent(client: openai.OpenAI, model: str, messages: str | list[dict], *, 
         else:
             try:
                 outcome = execute(request.name, request.arguments)
+            except ApprovalFailed:  # a message for the person running the code, not for the model
+                raise
             except Exception as e:
                 outcome = e
             if inspect.isawaitable(outcome):
@@ -468,5 +471,7 @@ async def arun_agent(client: openai.AsyncOpenAI, model: str, messages: str | lis
                 outcome = execute(request.name, request.arguments)
                 if inspect.isawaitable(outcome):
                     outcome = await outcome
+            except ApprovalFailed:  # a message for the person running the code, not for the model
+                raise
             except Exception as e:
                 outcome = e

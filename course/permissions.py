@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from course.errors import RuleError
+
 Risk = Literal["read", "write"]
 Decision = Literal["allow", "deny", "ask"]
 # A rule looks at one call and returns a decision, or None to leave it to the next rule.
@@ -36,14 +38,6 @@ Rule = Callable[[str, dict], "Decision | None"]
 
 DECISIONS = get_args(Decision)
 DEFAULT_FOR_RISK: dict[str, Decision] = {"read": "allow", "write": "ask"}
-
-
-class RuleError(ValueError):
-    """A rule crashed or returned something that is not a decision; `rule` names it."""
-
-    def __init__(self, message: str, rule: str):
-        super().__init__(message)
-        self.rule = rule
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from course.tools import Toolbox, ToolError, tool
+from course.errors import ToolFailure
+from course.tools import Toolbox, tool
 
 TODAY = "2026-11-20"  # the shop's "today", so answers do not depend on the calendar
 
@@ -55,8 +56,8 @@ def get_order_status(args: OrderLookup) -> dict:
     Use it whenever the customer mentions an order number."""
     order = _ORDERS.get(args.order_id)
     if order is None:
-        raise ToolError(f"No order {args.order_id}. Ask the customer to check the number "
-                        "(it looks like A1001), or look up their orders by email.")
+        raise ToolFailure(f"No order {args.order_id}. Ask the customer to check the number "
+                          "(it looks like A1001), or look up their orders by email.")
     return order
 
 
@@ -67,7 +68,7 @@ def find_orders(args: CustomerLookup) -> list[dict]:
     found = [{k: o[k] for k in ("order_id", "placed", "status", "total")}
              for o in _ORDERS.values() if o["email"] == args.email.lower()]
     if not found:
-        raise ToolError(f"No orders for {args.email}. Ask the customer which email they used.")
+        raise ToolFailure(f"No orders for {args.email}. Ask the customer which email they used.")
     return found
 
 
