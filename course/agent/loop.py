@@ -55,7 +55,8 @@ import openai
 
 from course.arguments import Unreadable, excerpt, load_json
 from course.errors import ApprovalFailed
-from course.scripted import APP_NOTE, estimate_tokens
+from course.agent.notes import APP_NOTE
+from course.agent.tokens import estimate_tokens
 from course.tools import Execute, as_text, unexpected_failure
 
 STOP_REASONS = ("done", "max_steps", "max_tokens", "max_seconds", "model_error")
