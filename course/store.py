@@ -1,9 +1,9 @@
 """The shop's data that tools can change: tickets, refunds, cancellations (lesson 4).
 
-`course.shop` holds fixed orders for read-only tools. Here the shop gets a small store,
+`course.orders` holds fixed orders for read-only tools. Here the shop gets a small store,
 one JSON file under `work/`, and **write tools** with real side effects:
 
-    store = ShopStore()            # work/shop.json, created from course.shop.orders()
+    store = ShopStore()            # work/shop.json, created from course.orders.orders()
     store.issue_refund("A1001", 49.0, "Arrived broken")
     store.reset()                  # back to the seed; the old file is kept as shop.json.bak
 
@@ -29,8 +29,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from course import paths
-from course.shop import TODAY, OrderLookup
-from course.shop import orders as seed_orders
+from course.orders import SHOP_DATE, OrderLookup
+from course.orders import orders as seed_orders
 from course.errors import StoreError, ToolFailure
 from course.tools import Tool
 
@@ -168,7 +168,7 @@ class ShopStore:
         with self._change() as data:
             _order(data, order_id)
             ticket = {"ticket_id": f"T-{len(data['tickets']) + 1:04d}", "order_id": order_id,
-                      "subject": subject, "message": message, "status": "open", "created": TODAY}
+                      "subject": subject, "message": message, "status": "open", "created": SHOP_DATE}
             data["tickets"].append(ticket)
         return ticket
 
@@ -188,7 +188,7 @@ class ShopStore:
                 raise ToolFailure(f"Refusing to refund {amount:.2f} for order {order_id}: at most {left:.2f} "
                                   f"is left (total {order['total']:.2f}, already refunded {done:.2f}).")
             refund = {"refund_id": f"R-{len(data['refunds']) + 1:04d}", "order_id": order_id,
-                      "amount": amount, "reason": reason, "created": TODAY}
+                      "amount": amount, "reason": reason, "created": SHOP_DATE}
             data["refunds"].append(refund)
         return refund
 
@@ -200,7 +200,7 @@ class ShopStore:
                 raise ToolFailure(f"Order {order_id} is {order['status']}, so it can no longer be cancelled "
                                   "(only orders still processing can). Offer a return or a refund instead.")
             order["status"] = "cancelled"
-            order["cancelled"] = {"reason": reason, "date": TODAY}
+            order["cancelled"] = {"reason": reason, "date": SHOP_DATE}
         return {"order_id": order_id, "status": "cancelled", "reason": reason}
 
     @property

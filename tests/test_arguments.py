@@ -12,7 +12,7 @@ from course.errors import ApprovalFailed, BadArguments, CourseError, ToolFailure
 from course.host import McpHost, in_memory
 from course.permissions import Policy
 from course.scripted import ScriptedModel, raw_call
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 
 pytestmark = pytest.mark.anyio
 DEEP = '{"order_id": ' + "[" * 1000 + "]" * 1000 + "}"  # 2 kB that Python's json cannot parse

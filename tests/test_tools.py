@@ -3,7 +3,7 @@
 import pytest
 
 from course.scripted import ScriptedModel, call, raw_call
-from course.shop import OrderLookup, get_order_status, shop_toolbox
+from course.orders import OrderLookup, get_order_status, shop_toolbox
 from course.errors import ToolFailure
 from course.tools import Toolbox, tool
 

@@ -8,7 +8,7 @@ GIVEN = """
 import json
 from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
-from course.shop import OrderLookup, get_order_status, shop_toolbox
+from course.orders import OrderLookup, get_order_status, shop_toolbox
 from course.tools import Tool, Toolbox, ToolError, tool, tool_definition
 """
 
@@ -65,7 +65,7 @@ def check_round_trip(ask):
 
     from course.backend import MODEL
     from course.scripted import ScriptedModel, ScriptExhausted
-    from course.shop import shop_toolbox
+    from course.orders import shop_toolbox
     from course.stories.lesson1 import order_status
 
     toolbox = shop_toolbox()

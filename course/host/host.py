@@ -33,7 +33,7 @@ from course.host.connection import Connection
 from course.host.convert import Outcome, is_read_only, openai_name, result_text, to_openai_tool
 from course.host.errors import CallTimedOut, ServerError
 from course.host.servers import ServerSpec, check_spec
-from course.permissions import DecisionLog, Policy, Rule
+from course.permissions import DecisionLog, Policy, PolicyRule
 
 SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
 
@@ -55,7 +55,7 @@ class McpHost:
     """Holds one connection per server and executes the model's calls through them."""
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
-                 rules: Iterable[Rule] = (), log: DecisionLog | None = None, quiet: bool = False):
+                 rules: Iterable[PolicyRule] = (), log: DecisionLog | None = None, quiet: bool = False):
         self.approver = approver or _nobody
         self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
         self.rules = list(rules)
@@ -142,7 +142,7 @@ class McpHost:
         risks = {o.name: "read" if o.read_only else "write" for o in self.offered.values()}  # the server's claim
         return Policy(risks, allowlist=set(self.offered), rules=[self._on_server_names(r) for r in self.rules])
 
-    def _on_server_names(self, rule: Rule) -> Rule:
+    def _on_server_names(self, rule: PolicyRule) -> PolicyRule:
         """`rule`, called with the server's own tool name (and the server, if it takes `server`)."""
         takes_server = _takes_server(rule)
 
@@ -259,7 +259,7 @@ def _call_failed(error: ServerError, read_only: bool) -> str:
             "this tool is not available right now and that it must be checked.")
 
 
-def _takes_server(rule: Rule) -> bool:
+def _takes_server(rule: PolicyRule) -> bool:
     try:
         parameters = inspect.signature(rule).parameters.values()
     except (TypeError, ValueError):  # some callables have no signature to read

@@ -7,7 +7,7 @@ import re
 
 from course.scripted import ToolCall, call, offered_tools, tool_results
 from course.scripted import last_user_text as question  # the customer's latest message; notes excluded
-from course.shop import ORDER_ID
+from course.orders import ORDER_ID
 
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.IGNORECASE)
 

@@ -15,7 +15,7 @@ import json
 import re
 
 from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
-from course.shop import ORDER_ID
+from course.orders import ORDER_ID
 from course.stories.lesson2 import question
 
 ACTIONS = {"refund": "issue_refund", "cancel": "cancel_order", "ticket": "create_ticket"}

@@ -1,7 +1,7 @@
-"""The running example: a small online shop, "Northwind Goods", and its read-only tools (lesson 1).
+"""The running example's orders: a small online shop, "Northwind Goods", and the read-only tools that look them up (lesson 1).
 
 Orders are fixed data, so every run of the course sees the same shop. Lesson 4
-copies them into a store that write tools can change.
+copies them into a store (`course.store`) that write tools can change.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from course.errors import ToolFailure
 from course.tools import Toolbox, tool
 
-TODAY = "2026-11-20"  # the shop's "today", so answers do not depend on the calendar
+SHOP_DATE = "2026-11-20"  # the shop's "today" (not the calendar's), so every run gives the same answers
 
 _ORDERS = {
     "A1001": {"order_id": "A1001", "email": "mia@example.com", "placed": "2026-11-13", "status": "shipped",
