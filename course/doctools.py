@@ -15,8 +15,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from course import paths
-from course.search import DocIndex
 from course.errors import ToolFailure
+from course.search import DocIndex
 from course.tools import Tool, Toolbox
 
 MAX_K = 5

@@ -1,4 +1,4 @@
-"""The running example's orders: a small online shop, "Northwind Goods", and the read-only tools that look them up (lesson 1).
+"""The running example's orders ("Northwind Goods", a small online shop) and the tools that look them up (lesson 1).
 
 Orders are fixed data, so every run of the course sees the same shop. Lesson 4
 copies them into a store (`course.store`) that write tools can change.

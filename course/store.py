@@ -29,9 +29,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from course import paths
+from course.errors import StoreError, ToolFailure
 from course.orders import SHOP_DATE, OrderLookup
 from course.orders import orders as seed_orders
-from course.errors import StoreError, ToolFailure
 from course.tools import Tool
 
 try:  # a lock between processes (an MCP server and a notebook may share the file); not on Windows

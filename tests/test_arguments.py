@@ -10,9 +10,9 @@ from course.approval import AutoApprover, guarded
 from course.arguments import MAX_CHARS, MAX_DEPTH, parse_arguments
 from course.errors import ApprovalFailed, BadArguments, CourseError, ToolFailure
 from course.host import McpHost, in_memory
+from course.orders import shop_toolbox
 from course.permissions import Policy
 from course.scripted import ScriptedModel, raw_call
-from course.orders import shop_toolbox
 
 pytestmark = pytest.mark.anyio
 DEEP = '{"order_id": ' + "[" * 1000 + "]" * 1000 + "}"  # 2 kB that Python's json cannot parse

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from course.doctools import DocTools, ReadSection, SearchDocs
+from course.errors import ToolFailure
 from course.paths import DATA
 from course.search import DocIndex
-from course.errors import ToolFailure
 
 
 @pytest.fixture(scope="module")

@@ -65,7 +65,7 @@ def refresh(path: str) -> float:
     NotebookClient(nb, timeout=120, kernel_name=KERNEL,
                    resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}}).execute()
     rules = sanitizers()
-    for cell, before in zip(nb.cells, old):
+    for cell, before in zip(nb.cells, old, strict=True):
         cell.metadata.pop("execution", None)  # timestamps: noise in diffs
         # Keep the stored output when only timings and the like differ: diffs show real changes only.
         if cell.cell_type == "code" and comparable(before, rules) == comparable(cell.outputs, rules):

@@ -64,8 +64,8 @@ def check_round_trip(ask):
     import openai
 
     from course.backend import MODEL
-    from course.scripted import ScriptedModel, ScriptExhausted
     from course.orders import shop_toolbox
+    from course.scripted import ScriptedModel, ScriptExhausted
     from course.stories.lesson1 import order_status
 
     toolbox = shop_toolbox()

@@ -11,8 +11,8 @@ from course.host.connection import Connection
 from course.host.convert import Outcome, result_text, to_openai_tool
 from course.host.errors import ServerError
 from course.host.host import McpHost, Offered
-from course.processes import child_processes
 from course.host.servers import Http, InMemory, Stdio, http, in_memory, stdio, stdio_command
+from course.processes import child_processes
 
 __all__ = ["Connection", "Http", "InMemory", "McpHost", "Offered", "Outcome", "ServerError", "Stdio",
            "child_processes", "http", "in_memory", "result_text", "stdio", "stdio_command", "to_openai_tool"]
