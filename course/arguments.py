@@ -49,7 +49,8 @@ def parse_arguments(tool: str, arguments: str | dict | None, *, schema: dict | N
 def load_json(arguments: str | dict | None) -> Any:
     """Any JSON value within the limits, or `Unreadable`. Empty arguments are `{}`."""
     if isinstance(arguments, dict):
-        _check_depth(_depth_of(arguments))
+        if _value_too_deep(arguments):
+            raise Unreadable(TOO_DEEP, limit=MAX_DEPTH)
         return arguments
     if not arguments:
         return {}
@@ -57,7 +58,8 @@ def load_json(arguments: str | dict | None) -> Any:
         raise Unreadable(UNREADABLE, why=f"got {type(arguments).__name__}, not JSON text")
     if len(arguments) > MAX_CHARS:
         raise Unreadable(TOO_LARGE, size=len(arguments), limit=MAX_CHARS)
-    _check_depth(_depth_of_text(arguments))
+    if _text_too_deep(arguments):
+        raise Unreadable(TOO_DEEP, limit=MAX_DEPTH)
     try:
         return json.loads(arguments, parse_constant=_no_constant)
     except ValueError as e:  # JSONDecodeError, and ints too long to convert
@@ -94,30 +96,27 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _check_depth(depth: int) -> None:
-    if depth > MAX_DEPTH:
-        raise Unreadable(TOO_DEEP, limit=MAX_DEPTH)
-
-
-def _depth_of_text(text: str) -> int:
-    """How deep the brackets of JSON text nest, strings left out; counted without parsing it."""
-    depth = deepest = 0
+def _text_too_deep(text: str) -> bool:
+    """Whether the brackets of JSON text nest deeper than MAX_DEPTH (strings left out), without parsing it."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:  # too few brackets to nest that deep
+        return False
+    depth = 0
     for bracket in _BRACKET.findall(_STRING.sub("", text)):
         depth += 1 if bracket in "[{" else -1
-        deepest = max(deepest, depth)
-    return deepest
+        if depth > MAX_DEPTH:
+            return True
+    return False
 
 
-def _depth_of(value: Any) -> int:
-    """How deep dicts and lists nest in a Python value, without recursion (a deep value cannot crash it)."""
-    deepest, stack = 0, [(value, 1)]
+def _value_too_deep(value: Any) -> bool:
+    """Whether dicts and lists nest deeper than MAX_DEPTH in a Python value; no recursion, so it cannot crash."""
+    stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
         if children is None:
             continue
-        deepest = max(deepest, depth)
         if depth > MAX_DEPTH:
-            break
+            return True
         stack.extend((child, depth + 1) for child in children)
-    return deepest
+    return False

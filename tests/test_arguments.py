@@ -143,3 +143,12 @@ async def test_the_loop_lets_approval_failed_through_instead_of_showing_it_to_th
     with pytest.raises(ApprovalFailed, match="approver crashed"):
         await arun_agent(model().async_client(), "m", "x", tools=shop_toolbox().definitions(),
                          execute=abroken)
+
+
+def test_arguments_as_deep_as_the_limit_are_read_and_one_level_more_is_refused():
+    def nested(levels: int) -> str:
+        return '{"a": ' + "[" * (levels - 1) + "]" * (levels - 1) + "}"
+
+    assert parse_arguments("t", nested(MAX_DEPTH)) == json.loads(nested(MAX_DEPTH))
+    with pytest.raises(BadArguments, match="nested more than"):
+        parse_arguments("t", nested(MAX_DEPTH + 1))
