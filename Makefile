@@ -49,7 +49,7 @@ bench: setup
 
 # Re-execute the notebooks and store their outputs (what `make test` compares).
 notebooks: setup
-	$(PY) -m course.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
+	$(PY) -m tools.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
 
 # Mentors: grade the exercises in a learner's notebook, e.g. `make grade NB=notebooks/01_tool_calling.ipynb`.
 grade: setup

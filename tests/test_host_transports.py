@@ -59,12 +59,12 @@ async def test_a_wrong_module_name_is_explained_with_the_childs_stderr():
 async def test_child_processes_shows_a_stdio_server_until_its_host_closes():
     host = quiet_host()
     try:
-        await host.connect("env", stdio("course.host.env_server"), allow={"environment_names"})
+        await host.connect("env", stdio("course.servers.env_names"), allow={"environment_names"})
         while_open = child_processes()
     finally:
         await host.close()
-    assert [c for c in while_open if c.endswith("-m course.host.env_server")]
-    assert not [c for c in child_processes() if "course.host.env_server" in c]
+    assert [c for c in while_open if c.endswith("-m course.servers.env_names")]
+    assert not [c for c in child_processes() if "course.servers.env_names" in c]
 
 
 async def test_a_server_that_refuses_its_command_line_arguments_points_at_them():

@@ -21,18 +21,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import mcp.types as types
 
 from course.approval import NOT_OFFERED, Approver, guarded
+from course.arguments import parse_arguments
+from course.errors import BadArguments
 from course.host.connection import Connection
 from course.host.convert import Outcome, is_read_only, openai_name, result_text, to_openai_tool
 from course.host.errors import CallTimedOut, ServerError
 from course.host.servers import ServerSpec, check_spec
-from course.permissions import DecisionLog, Policy, Rule
+from course.permissions import DecisionLog, Policy, PolicyRule
 
 SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
 
@@ -54,7 +55,7 @@ class McpHost:
     """Holds one connection per server and executes the model's calls through them."""
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
-                 rules: Iterable[Rule] = (), log: DecisionLog | None = None, quiet: bool = False):
+                 rules: Iterable[PolicyRule] = (), log: DecisionLog | None = None, quiet: bool = False):
         self.approver = approver or _nobody
         self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
         self.rules = list(rules)
@@ -141,7 +142,7 @@ class McpHost:
         risks = {o.name: "read" if o.read_only else "write" for o in self.offered.values()}  # the server's claim
         return Policy(risks, allowlist=set(self.offered), rules=[self._on_server_names(r) for r in self.rules])
 
-    def _on_server_names(self, rule: Rule) -> Rule:
+    def _on_server_names(self, rule: PolicyRule) -> PolicyRule:
         """`rule`, called with the server's own tool name (and the server, if it takes `server`)."""
         takes_server = _takes_server(rule)
 
@@ -175,13 +176,17 @@ class McpHost:
         if self._guarded is None or not self.connections:
             return f"Error: no MCP server is connected, so there is no tool {name!r}. Answer without tools."
         offered = self.offered.get(name)
-        parsed = _parse(arguments)
+        try:
+            parsed = parse_arguments(name, arguments, schema=offered.tool.input_schema if offered else None)
+        except BadArguments as e:
+            parsed = e
         if offered is None:  # a tool the model invented, or one the allowlist hides
-            self.log.record(name, parsed if isinstance(parsed, dict) else _raw(arguments), "denied", "allowlist")
+            self.log.record(name, {"raw": parsed.raw} if isinstance(parsed, BadArguments) else parsed,
+                            "denied", "allowlist")
             return NOT_OFFERED.format(tool=name)
-        if not isinstance(parsed, dict):
-            self.log.record(name, _raw(arguments), "denied", "unreadable arguments")
-            return _unreadable(offered)
+        if isinstance(parsed, BadArguments):
+            self.log.record(name, {"raw": parsed.raw}, "denied", "unreadable arguments")
+            return str(parsed)
         failure = self.connections[offered.server].failure
         if failure:  # a dead server: say so at once, without asking anyone to approve a call that cannot run
             return self._record(Outcome(name, _unavailable(failure), True, by="host"))
@@ -196,7 +201,7 @@ class McpHost:
                                               "disconnected, so nothing was run. Tell the user.", True, by="host"))
         timeout = self._timeouts.get(offered.server, self.timeout)
         try:
-            result = await connection.call_tool(offered.tool.name, json.loads(arguments or "{}"), timeout)
+            result = await connection.call_tool(offered.tool.name, parse_arguments(name, arguments), timeout)
         except ServerError as e:
             if connection.failure is not None and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
@@ -254,30 +259,7 @@ def _call_failed(error: ServerError, read_only: bool) -> str:
             "this tool is not available right now and that it must be checked.")
 
 
-def _unreadable(offered: Offered) -> str:
-    schema = offered.tool.input_schema or {}
-    properties, required = schema.get("properties") or {}, set(schema.get("required") or ())
-    if properties:
-        names = ", ".join(p if p in required else f"{p} (optional)" for p in properties)
-        send = f"one JSON object with the tool's parameters ({names})"
-    else:
-        send = "{} (this tool takes no arguments)"
-    return (f"Error: the arguments for {offered.name} are not a JSON object, so nothing was run. "
-            f"Send {send} and call again.")
-
-
-def _parse(arguments: str) -> object:
-    try:
-        return json.loads(arguments or "{}")
-    except (json.JSONDecodeError, TypeError):
-        return None
-
-
-def _raw(arguments: object) -> dict:
-    return {"raw": str(arguments)[:200]}
-
-
-def _takes_server(rule: Rule) -> bool:
+def _takes_server(rule: PolicyRule) -> bool:
     try:
         parameters = inspect.signature(rule).parameters.values()
     except (TypeError, ValueError):  # some callables have no signature to read

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from course.servers import child_env
+from course.processes import child_env
 
 
 @dataclass(frozen=True)
