@@ -9,6 +9,7 @@ the verdict goes, with the job's nonce, to the channel the supervisor reads.
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import inspect
 import json
@@ -19,7 +20,7 @@ import types
 
 # Third-party packages cache things in their modules and classes as they run: watching them would void
 # honest work. A learner who patches pydantic or openai to fool a check is not caught here (README).
-WATCHED = ("course", "builtins", "json", "inspect")
+WATCHED = ("course", "json", "inspect")  # builtins: compared and restored on their own (main)
 STRICT = ("course", "builtins")  # where even a new name counts (it could shadow a builtin for a check)
 CACHES = ("__pydantic", "_abc_", "__signature__", "__parameters__")  # filled in lazily, legitimately
 
@@ -98,11 +99,18 @@ def main() -> None:
     exercise, judge, run_cell = registry.REGISTRY[id], registry.judge, registry.run_cell
     preimport(module)
     namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
-    before = fingerprint()
+    before, builtin, saved = fingerprint(), vars(builtins), dict(vars(builtins))
     namespace, failed = run_cell(exercise, id, job["source"], namespace)
-    verdict = failed or judge(exercise, namespace)
+    try:
+        verdict = failed or judge(exercise, namespace)
+    except Exception as e:  # judge never raises, unless the learner's code broke what it relies on
+        verdict = registry.Verdict(id, False, f"the check itself could not run: {type(e).__name__}: {e}")
+    # Builtins first, with no builtin called: a patched `isinstance` must not break what follows.
+    patched = [f"builtins.{k}" for k in {**builtin, **saved} if builtin.get(k) is not saved.get(k)]
+    builtin.clear()
+    builtin.update(saved)
     sys.stdout.flush()
-    tampered = changes(before, job["course"])
+    tampered = patched + changes(before, job["course"])
     if tampered:
         verdict = registry.Verdict(id, False, "the code changed the grader or the course while it was checked ("
                                    + ", ".join(sorted(tampered)[:5]) + "): no pass.")
