@@ -114,5 +114,6 @@ def write(class_: list[Learner], out: Path) -> dict[str, Path]:
 def summary_line(learner: Learner) -> str:
     if learner.problem:
         return f"  {learner.name}: {learner.problem}"
-    marks = " ".join(("✅ " if r.passed else "❌ ") + r.id for r in learner.results)
+    marks = " ".join(("✅ " if r.passed else "❌ ") + r.id + (" ⚠ read the code" if r.review else "")
+                     for r in learner.results)
     return f"  {learner.name}: {learner.passed}/{len(learner.results)}  {marks}"

@@ -147,6 +147,7 @@ class Sandbox:
             out, err = child.communicate(json.dumps(job).encode(), timeout=backstop)
         except subprocess.TimeoutExpired:
             kill_group(child.pid)
+            child.kill()  # where there are no process groups
             out, err = child.communicate()
         finally:
             kill_group(child.pid)

@@ -78,8 +78,9 @@ def children() -> list[int]:
 def end_descendants(worker: subprocess.Popen) -> None:
     try:
         os.killpg(worker.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, AttributeError):
+    except (ProcessLookupError, PermissionError, AttributeError):  # gone; or no process groups (Windows)
         pass
+    worker.kill()
     worker.wait()
     for _ in range(50):  # each round, the orphans of what we killed become our children
         left = children() if Path("/proc").is_dir() else []
@@ -118,7 +119,8 @@ def main() -> None:
     output = private / "output.txt"
     with output.open("wb") as out:
         worker = subprocess.Popen([job["python"], "-I", "-c", BOOT, job["course"]], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=out, cwd=private / "home", process_group=0)
+                                  stdout=subprocess.PIPE, stderr=out, cwd=private / "home",
+                                  **({"process_group": 0} if os.name == "posix" else {}))
         timed_out = False
         try:
             answer, _ = worker.communicate(json.dumps(job).encode(), timeout=limits["wall_seconds"])
