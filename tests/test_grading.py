@@ -119,3 +119,12 @@ def test_a_missing_path_is_a_one_line_error_with_exit_status_2(tmp_path, capsys)
 
     assert main([str(tmp_path / "Anna lesson 4.ipynb")]) == 2
     assert "no such file or folder" in capsys.readouterr().out
+
+
+@pytest.mark.subprocess
+def test_every_reference_solution_passes_in_the_sandbox_so_no_honest_work_is_voided():
+    from course.grading.runner import grade_class
+
+    with Sandbox("auto", Limits(wall_seconds=60)) as box:
+        (solutions,) = grade_class([], box, jobs=2, solutions=True)
+    assert solutions.results and [r.message for r in solutions.results if not r.passed] == []
