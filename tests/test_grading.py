@@ -82,7 +82,7 @@ def test_in_bubblewrap_the_network_and_the_repo_are_out_of_reach():
     probe = ("import socket, pathlib, os\n"
              "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=2); print('net: open')\n"
              "except OSError as e:\n    print('net:', type(e).__name__)\n"
-             f"print('repo:', pathlib.Path({str(ROOT)!r}).exists())\n"
+             f"print('repo:', pathlib.Path({str(ROOT / 'README.md')!r}).exists())\n"
              "print('home:', os.environ['HOME'].startswith('/tmp/'))\n" + RIGHT)
     with Sandbox("bwrap", Limits(wall_seconds=10)) as box:
         passed, message, answer = run(box, probe)
