@@ -104,6 +104,10 @@ def check_budget(build_search_server):
                      "Every call passed the check before any of them spent. Reserve the credit before the "
                      "`await` (check and spend together, under an asyncio.Lock), not after the answer.")
     good = answers(results)
+    if not good and provider.charged == 0:
+        raise NotYet("no call reached the provider: every call failed before it (does web_search still raise "
+                     "NotImplementedError?). Reserve a credit, then `hits = await provider.search(query)`, "
+                     "and return {'results': hits}.")
     if provider.most_in_flight < 2 <= len(good):
         raise NotYet("the calls reached the provider one at a time: the lock is held while waiting for the "
                      "provider. Hold it only to check and reserve; release it before the `await`.")
