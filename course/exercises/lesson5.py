@@ -15,14 +15,15 @@ from typing import Any
 
 from course.exercises import NotYet, exercise, run_async
 
-# The imports the notebook has run before each exercise cell (tests/test_exercises_l5.py checks that).
-GIVEN = """
+# The imports the notebook has run by each exercise cell (tests/test_exercises_l5.py checks that), so a
+# learner's cell that leans on them is graded as it ran. The first two exercises come before ToolError.
+TOOL_GIVEN = """
 from typing import Annotated, Any
 from pydantic import Field
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 """
+GIVEN = TOOL_GIVEN + "from mcp.server.mcpserver.exceptions import ToolError\n"
 
 PROTOCOL_ERROR = ("MCPError is a protocol error: the client raises it and the model gets no result. "
                   "Raise ToolError('...') instead.")
@@ -92,7 +93,7 @@ def letters(rng: random.Random, n: int = 2) -> str:
     return "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(n))
 
 
-@exercise("l5-constrained-tool", lesson=5, given=GIVEN)
+@exercise("l5-constrained-tool", lesson=5, given=TOOL_GIVEN)
 def check_constrained_tool(shipping):
     server = mcp_server(shipping, "shipping")
     rng = random.Random()
@@ -163,7 +164,7 @@ def _hints(tools: dict, name: str) -> tuple[Any, Any]:
     return (hints.read_only_hint, hints.destructive_hint) if hints else (None, None)
 
 
-@exercise("l5-annotations", lesson=5, given=GIVEN)
+@exercise("l5-annotations", lesson=5, given=TOOL_GIVEN)
 def check_annotations(parcels, PARCELS):
     server = mcp_server(parcels, "parcels")
     rng = random.Random()
