@@ -56,7 +56,7 @@ def test_every_import_the_check_assumes_has_run_in_the_notebook_by_the_exercise_
 def test_every_solution_runs_on_its_own_as_it_stands(id, tmp_path):
     path = tmp_path / "solution.py"
     path.write_text(solution(id))
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
 
 
@@ -159,8 +159,12 @@ def hints(**kwargs: str) -> str:
     return f"annotations=ToolAnnotations({', '.join(f'{k}={v}' for k, v in kwargs.items())})"
 
 
-def parcels(status=hints(read_only_hint="True"), note=hints(read_only_hint="False", destructive_hint="False"),
-            cancel=hints(read_only_hint="False", destructive_hint="True")) -> str:
+READS = hints(read_only_hint="True")
+ADDS = hints(read_only_hint="False", destructive_hint="False")
+DESTROYS = hints(read_only_hint="False", destructive_hint="True")
+
+
+def parcels(status: str = READS, note: str = ADDS, cancel: str = DESTROYS) -> str:
     return PARCELS.format(status=status, note=note, cancel=cancel)
 
 
@@ -266,6 +270,14 @@ def test_l5_trim_check_accepts_correct_solutions_written_differently(source):
     passes("l5-trim", source)
 
 
+MUTATES = '''
+def trim(raw, n):
+    for r in raw["results"]:
+        for k in ("rank", "score", "favicon", "tracking_id"):
+            r.pop(k)
+        r["snippet"] = r["snippet"][:200]
+    return {"results": raw["results"][:n]}
+'''
 TRIM = '''
 def trim(raw, n):
     return {{"results": [{result} for r in raw["results"]{cut}]}}
@@ -279,9 +291,7 @@ KEPT = '{"title": r["title"], "url": r["url"], "snippet": r["snippet"][:200]}'
     (TRIM.format(result='{"title": r["title"], "url": r["url"], "snippet": r["snippet"]}', cut="[:n]"),
      "at most 200 characters"),
     (TRIM.format(result="r", cut="[:n]"), "exactly title, url and snippet"),
-    ('def trim(raw, n):\n    for r in raw["results"]:\n        for k in ("rank", "score", "favicon", "tracking_id"):\n'
-     '            r.pop(k)\n        r["snippet"] = r["snippet"][:200]\n    return {"results": raw["results"][:n]}\n',
-     "changed the API's answer"),  # a mutated input
+    (MUTATES, "changed the API's answer"),
     ('def trim(raw, n):\n    return {"results": [' + KEPT + ' for r in raw["results"][:n]], "took_ms": raw["took_ms"]}',
      "only 'results'"),
 ], ids=["off-by-one", "example-only", "snippet-uncut", "all-fields", "mutates-input", "extra-keys"])
