@@ -408,10 +408,13 @@ def test_l5_budget_check_accepts_correct_solutions_written_differently(source):
                 raise ToolError("The budget is spent. Answer from what you have.")
             SPENT[0] += 1
         hits = await provider.search(query)'''), "a budget of its own"),  # one budget for every session
+    (budget(RESERVE.replace("credits:", "5:") + REQUEST), "use the `credits` you are given"),  # a constant
+    (budget(RESERVE + REQUEST + "\n        spent -= 1"), "even one at a time"),  # a refund after success too
     (budget(RESERVE.replace("ToolError", "ValueError") + REQUEST), "raise the SDK's ToolError"),
     (budget(RESERVE.replace("The budget is spent. Answer from what you have.", "Budget exhausted.") + REQUEST),
      "not what to do next"),
 ], ids=["no-lock-check-await-spend", "refund-on-timeout", "refund-on-any-failure", "no-refund-when-never-sent",
-        "lock-held-over-request", "global-budget", "value-error", "no-advice"])
+        "lock-held-over-request", "global-budget", "hard-coded-budget", "refund-after-success", "value-error",
+        "no-advice"])
 def test_l5_budget_check_fails_on_a_budget_that_only_looks_right(source, hint):
     fails_with("l5-budget", source, hint)

@@ -286,8 +286,8 @@ def check_trim(trim):
             raise NotYet(f"trim should return {{'results': [...]}}, not {type(got).__name__} {str(got)[:80]}.")
         results = got["results"]
         if len(results) != len(expected):
-            few = "fewer results than the API sent" if len(raw["results"]) < n else f"n={n}"
-            raise NotYet(f"with {few} trim returned {len(results)} results instead of {len(expected)}: keep the "
+            when = "when the API sent fewer than n results" if len(raw["results"]) < n else "for another n"
+            raise NotYet(f"{when} trim returned {len(results)} results instead of {len(expected)}: keep the "
                          "first n, or all of them when there are fewer (a slice [:n] does both).")
         for mine, right in zip(results, expected):
             if not isinstance(mine, dict) or set(mine) != {"title", "url", "snippet"}:

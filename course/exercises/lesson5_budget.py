@@ -46,22 +46,20 @@ def build(build_search_server: Any, provider: SlowProvider, credits: int) -> Any
     return mcp_server(build_search_server(provider, credits), "build_search_server(provider, credits)")
 
 
-def in_parallel(server: Any, count: int) -> tuple[dict, list]:
+def session(server: Any, count: int, parallel: bool) -> tuple[dict, list]:
+    """The server's tools and the results of `count` calls to the tool, all at once or one by one."""
+
     async def talk(client: Any) -> tuple[dict, list]:
         tools = {t.name: t for t in (await client.list_tools()).tools}
+        calls = [lambda i=i: call(client, TOOL, {"query": f"kettle {i}"}) for i in range(count)]
         if TOOL not in tools:
             return tools, []
-        return tools, await asyncio.gather(*(call(client, TOOL, {"query": f"kettle {i}"}) for i in range(count)))
+        if parallel:
+            return tools, list(await asyncio.gather(*(c() for c in calls)))
+        return tools, [await c() for c in calls]
 
     return run_async(lambda: in_memory(server, talk), limit=20, hint=" (does a call wait for a lock that is "
                      "never released?)")
-
-
-def one_by_one(server: Any, count: int) -> list:
-    async def talk(client: Any) -> list:
-        return [await call(client, TOOL, {"query": f"kettle {i}"}) for i in range(count)]
-
-    return run_async(lambda: in_memory(server, talk), limit=20)
 
 
 def refusal(result: Any, what: str) -> None:
@@ -79,6 +77,12 @@ def refusal(result: Any, what: str) -> None:
                      "(e.g. 'answer from what you have', 'try again later').")
 
 
+NEVER_SENT = ("a request that was never sent (ConnectionError) cost nothing: give its credit back (refund), so the "
+              "session can still use it.")
+TIMED_OUT = ("a request that timed out reached the provider, which may have charged it: keep the reservation "
+             "(refund only when nothing was charged, e.g. a ConnectionError).")
+
+
 def answers(results: list) -> list:
     """The successful results; each must carry the provider's hits."""
     good = [r for r in results if not isinstance(r, Exception) and not r.is_error]
@@ -91,47 +95,58 @@ def answers(results: list) -> list:
 
 @exercise("l5-budget", lesson=5, given=GIVEN)
 def check_budget(build_search_server):
-    rng = random.Random()
     if not callable(build_search_server):
         raise NotYet("build_search_server should be a function build_search_server(provider, credits).")
-    # Many parallel calls against a slow provider and a budget the task does not show.
-    credits = rng.randint(3, 7)
+    # Budgets the task does not show, all different, so no constant passes. The second session's is the smallest
+    # (a budget shared between sessions then leaves it nothing), the parallel one the largest.
+    budgets = random.Random().sample(range(3, 12), 5)
+    (second, first, parallel), (never_sent, timed_out) = sorted(budgets[:3]), budgets[3:]
+    for credits in (first, second):  # two sessions, one by one: each gets its own budget, and only that
+        provider = SlowProvider(delay=0.01)
+        tools, results = session(build(build_search_server, provider, credits), credits + 2, parallel=False)
+        require_tool(tools, TOOL, "server")
+        good = answers(results)
+        if len(good) < credits and credits == second:  # the first session got all of its budget
+            raise NotYet("a second server started with part of its budget spent: keep the count inside "
+                         "build_search_server, so every server (every session) has a budget of its own.")
+        if not good and provider.charged == 0:
+            raise NotYet("no call reached the provider: every call failed before it (does web_search still raise "
+                         "NotImplementedError?). Reserve a credit, then `hits = await provider.search(query)`, "
+                         "and return {'results': hits}.")
+        if len(good) > credits:
+            raise NotYet("more calls succeeded than the budget allows, even one at a time: count every credit "
+                         "you reserve (use the `credits` you are given), and give one back only when its request "
+                         "was never sent.")
+        if len(good) < credits:
+            raise NotYet("fewer calls succeeded than the budget allows: reserve one credit per call (use the "
+                         "`credits` you are given), and refuse only when none is left.")
+        refusal(results[-1], "a call after the budget was spent")
+    # Many calls at once against a slow provider: a check that runs before any call spends lets them all in.
     provider = SlowProvider(delay=0.2)
-    tools, results = in_parallel(build(build_search_server, provider, credits), credits + rng.randint(4, 9))
-    require_tool(tools, TOOL, "server")
-    if provider.charged > credits:
+    _, results = session(build(build_search_server, provider, parallel), parallel + 6, parallel=True)
+    if provider.charged > parallel:
         raise NotYet("parallel calls overspent: the provider received more requests than the budget allows. "
                      "Every call passed the check before any of them spent. Reserve the credit before the "
                      "`await` (check and spend together, under an asyncio.Lock), not after the answer.")
     good = answers(results)
-    if not good and provider.charged == 0:
-        raise NotYet("no call reached the provider: every call failed before it (does web_search still raise "
-                     "NotImplementedError?). Reserve a credit, then `hits = await provider.search(query)`, "
-                     "and return {'results': hits}.")
     if provider.most_in_flight < 2 <= len(good):
         raise NotYet("the calls reached the provider one at a time: the lock is held while waiting for the "
                      "provider. Hold it only to check and reserve; release it before the `await`.")
-    if len(good) < credits:
-        raise NotYet("fewer parallel calls succeeded than the budget allows: reserve one credit per call, and "
-                     "refuse only when no credit is left.")
+    if len(good) < parallel:
+        raise NotYet("fewer parallel calls succeeded than the budget allows: reserve one credit per call (use "
+                     "the `credits` you are given), and refuse only when no credit is left.")
     for result in results:
         if isinstance(result, Exception) or result.is_error:
             refusal(result, "a call over the budget")
-    # One by one, on fresh servers (one per session): a request never sent, then one that timed out.
-    for failure, lost, why in [
-        ("unreachable", 0, ("a request that was never sent (ConnectionError) cost nothing: give its credit "
-                            "back (refund), so the session can still use it.")),
-        ("timeout", 1, ("a request that timed out reached the provider, which may have charged it: keep the "
-                        "reservation (refund only when nothing was charged, e.g. a ConnectionError).")),
+    # One by one again: the first request is never sent, or it times out.
+    for credits, failure, lost, why in [
+        (never_sent, "unreachable", 0, NEVER_SENT),
+        (timed_out, "timeout", 1, TIMED_OUT),
     ]:
-        credits = rng.randint(3, 5)
         provider = SlowProvider(delay=0.01, failures=(failure,))
-        results = one_by_one(build(build_search_server, provider, credits), credits + 3)
+        _, results = session(build(build_search_server, provider, credits), credits + 3, parallel=False)
         what = ("a call whose request could not be sent (ConnectionError)" if failure == "unreachable"
                 else "a call that timed out (TimeoutError)")
-        if all(getattr(r, "is_error", True) for r in results[1:]):
-            raise NotYet("a second server started with its budget already spent: keep the count inside "
-                         "build_search_server, so every server (every session) has a budget of its own.")
         refusal(results[0], what)
         good = answers(results[1:])
         if provider.charged > credits:
