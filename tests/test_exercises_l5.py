@@ -173,7 +173,8 @@ def parcels(status: str = READS, note: str = ADDS, cancel: str = DESTROYS) -> st
     "WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)\n" + parcels(
         status=hints(read_only_hint="True", idempotent_hint="True"), note="annotations=WRITE",
         cancel=hints(read_only_hint="False", destructive_hint="True", idempotent_hint="True")),
-], ids=["destructive-by-default", "shared-annotations-and-idempotence"])
+    parcels(note=hints(destructive_hint="False")),  # MCP's default: a tool that does not say it reads may write
+], ids=["destructive-by-default", "shared-annotations-and-idempotence", "writes-by-default"])
 def test_l5_annotations_check_accepts_correct_solutions_written_differently(source):
     passes("l5-annotations", source)
 
@@ -182,7 +183,7 @@ def test_l5_annotations_check_accepts_correct_solutions_written_differently(sour
     (parcels(note=hints(read_only_hint="False")), "MCP assumes a writing tool may be destructive"),
     (parcels(cancel=hints(read_only_hint="False", destructive_hint="False")), "it is destructive"),
     (parcels(note=hints(read_only_hint="True"), cancel=hints(read_only_hint="True")),
-     "add_delivery_note changes a parcel"),
+     "add_delivery_note changes a parcel (it adds a note), yet it says read_only_hint=True"),
     (parcels(status=hints(read_only_hint="False")), "parcel_status only reads"),
     (parcels(cancel=hints(read_only_hint="True", destructive_hint="True")), "yet it says read_only_hint=True"),
     (parcels().replace('PARCELS[number]["notes"].append(note)', "pass"), "no longer adds the note"),

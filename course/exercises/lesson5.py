@@ -185,10 +185,9 @@ def check_annotations(parcels, PARCELS):
     if destructive is True:
         raise NotYet("parcel_status only reads, so it cannot be destructive: drop destructive_hint=True.")
     read_only, destructive = _hints(tools, "add_delivery_note")
-    if read_only is not False:
-        raise NotYet("add_delivery_note changes a parcel (it adds a note): say read_only_hint=False"
-                     + (", not True: a host would let the model write without asking." if read_only else
-                        " explicitly."))
+    if read_only is True:
+        raise NotYet("add_delivery_note changes a parcel (it adds a note), yet it says read_only_hint=True: a host "
+                     "would let the model write without asking. Say read_only_hint=False.")
     if destructive is not False:
         raise NotYet("add_delivery_note only adds, it destroys and overwrites nothing: say destructive_hint=False"
                      + (" (without it, MCP assumes a writing tool may be destructive)." if destructive is None
