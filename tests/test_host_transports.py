@@ -212,3 +212,16 @@ async def test_a_stdio_program_that_never_answers_its_first_request_times_out_wi
     with pytest.raises(ServerError) as caught:
         await quiet_host().connect("silent", silent, allow=set(), read_timeout=0.5)
     assert "did not answer its first MCP request in time" in str(caught.value)
+
+
+async def test_invalid_utf8_on_a_stdio_servers_stdout_does_not_wedge_the_connection(capsys):
+    host = McpHost(approver=ScriptedApprover([True, True]), timeout=3)
+    try:
+        await host.connect("bytes", stdio(str(SERVERS / "bad_bytes.py")), allow={"garble", "ok"})
+        garbled = await host.execute("garble", "{}")
+        after = await host.execute("ok", "{}")
+        alive = host.connections["bytes"].alive
+    finally:
+        await host.close()
+    assert garbled == "garbled" and after == "fine" and alive
+    assert "bytes wrote to stdout, which is reserved for MCP messages" in capsys.readouterr().out

@@ -128,8 +128,10 @@ class Connection:
         if isinstance(spec, Stdio):
             # A real file: the child needs a file descriptor, and we want to read its stderr later.
             self._stderr = tempfile.TemporaryFile("w+")
+            # "replace": with the SDK's "strict", one byte that is not UTF-8 stops its stdout reader for
+            # good while the connection still looks alive, and every later call waits for its timeout.
             params = StdioServerParameters(command=spec.command, args=list(spec.args), cwd=spec.cwd,
-                                           env=spec.child_env())
+                                           env=spec.child_env(), encoding_error_handler="replace")
             return Client(stdio_client(params, errlog=self._stderr), **options)
         headers = {"Authorization": f"Bearer {spec.token}"} if spec.token else {}
         self.seen.token_sent = bool(spec.token)
