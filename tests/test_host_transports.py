@@ -98,7 +98,22 @@ async def test_a_server_that_crashes_mid_call_becomes_an_error_for_the_model_and
         await host.close()
     assert reply.startswith("Error:") and "stopped while running crash" in reply and "Do not retry" in reply
     assert again.startswith("Error:") and len(host.approver.asked) == 1
-    assert "warning: fragile: the server stopped" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "warning: fragile: the server stopped" in shown
+
+
+async def test_a_crashing_servers_stderr_never_reaches_the_model_and_its_password_is_hidden_from_you(capsys):
+    host = McpHost(approver=ScriptedApprover([True]))
+    try:
+        await host.connect("fragile", stdio(str(SERVERS / "crashing.py")), allow={"crash"})
+        reply = await host.execute("crash", "{}")
+    finally:
+        await host.close()
+    shown = capsys.readouterr().out
+    assert "s3cret-Pa55" not in reply and "postgresql" not in reply and "Traceback" not in reply
+    assert len(reply.splitlines()) == 1
+    assert "sqlalchemy.exc.OperationalError: could not connect to server: postgresql://shop:***@db.internal" in shown
+    assert "s3cret-Pa55" not in shown and "s3cret-Pa55" not in host.outcomes[-1].diagnosis
 
 
 async def test_a_server_that_prints_to_stdout_is_named_and_still_works(capsys):

@@ -25,11 +25,13 @@ from typing import Any
 import httpx2
 import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.types import INVALID_PARAMS
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import ValidationError
 
-from course.host.errors import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallTimedOut, Observed, ServerError, explain
+from course.host.errors import (CONNECTION_CLOSED, REQUEST_TIMEOUT, CallRejected, CallTimedOut, Observed, ServerError,
+                                explain, redact, sentence)
 from course.host.servers import Http, InMemory, ServerSpec, Stdio, check_spec
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host
@@ -204,6 +206,12 @@ class Connection:
             if e.code == REQUEST_TIMEOUT:  # the call timed out; the connection is still fine
                 raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",
                                   "whether the tool is stuck, or raise the timeout.") from None
+            if e.code == INVALID_PARAMS:  # the server turned the call away; the connection is still fine
+                said = redact(" ".join(str(e.message).split()))  # the server's words, for the model to act on
+                said = said if len(said) <= 300 else said[:299] + "…"
+                raise CallRejected(self.name, f"the server rejected the call to {tool} as invalid params "
+                                              f"(-32602): {sentence(said)}",
+                                   "the arguments against the tool's input schema.") from None
             await asyncio.sleep(0.05)  # let the owner task see a closed connection first
             error = self._explain(e, f"running {tool}")
             if not self.alive or e.code == CONNECTION_CLOSED:

@@ -37,6 +37,19 @@ class Outcome:
     text: str
     is_error: bool
     by: str = "server"  # "server": the server answered; "host": answered without the server
+    diagnosis: str = ""  # what went wrong, for the person running the host (never shown to the model)
+
+
+MAX_RESULT_CHARS = 20_000  # about 5,000 tokens: a whole document page, not a whole database
+
+
+def capped(text: str, tool: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """`text`, cut to `limit` characters with a note saying so (a 5 MB result must not fill the context)."""
+    if len(text) <= limit:
+        return text
+    return (text[:limit] + f"\n[truncated: {tool} returned {len(text):,} characters; only the first {limit:,} "
+            "are shown. If you need the rest, call it again asking for less (a narrower query, fewer results, "
+            "one page).]")
 
 
 def result_text(result: types.CallToolResult) -> str:

@@ -29,10 +29,13 @@ import mcp.types as types
 
 from course.approval import NOT_OFFERED, Approver, guarded
 from course.host.connection import Connection
-from course.host.convert import Outcome, is_read_only, openai_name, result_text, to_openai_tool
-from course.host.errors import CallTimedOut, ServerError
+from course.host.convert import MAX_RESULT_CHARS, Outcome, capped, is_read_only, openai_name, result_text, \
+    to_openai_tool
+from course.host.errors import ServerError
+from course.host.replies import call_failed, outcome_of, unavailable
 from course.host.servers import ServerSpec, check_spec
-from course.permissions import DecisionLog, Policy, Rule
+from course.host.validation import rejection, schema_problems
+from course.permissions import DecisionLog, LogEntry, Policy, Rule
 
 SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
 
@@ -54,9 +57,11 @@ class McpHost:
     """Holds one connection per server and executes the model's calls through them."""
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
-                 rules: Iterable[Rule] = (), log: DecisionLog | None = None, quiet: bool = False):
+                 rules: Iterable[Rule] = (), log: DecisionLog | None = None, quiet: bool = False,
+                 max_result_chars: int = MAX_RESULT_CHARS):
         self.approver = approver or _nobody
         self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
+        self.max_result_chars = max_result_chars  # longer results are cut, with a note for the model
         self.rules = list(rules)
         self.log = log if log is not None else DecisionLog()
         self.quiet = quiet
@@ -182,30 +187,48 @@ class McpHost:
         if not isinstance(parsed, dict):
             self.log.record(name, _raw(arguments), "denied", "unreadable arguments")
             return _unreadable(offered)
+        problems = schema_problems(offered.tool.input_schema, parsed)
+        if problems:  # nobody approves a call that cannot run; the model learns what to fix
+            self.log.record(name, parsed, "denied", "invalid arguments")
+            return rejection(name, problems)
         failure = self.connections[offered.server].failure
         if failure:  # a dead server: say so at once, without asking anyone to approve a call that cannot run
-            return self._record(Outcome(name, _unavailable(failure), True, by="host"))
+            return self._record(Outcome(name, unavailable(failure), True, by="host"))
         return await self._guarded(name, arguments)  # lesson 4: the policy, and a human if it asks
 
     async def call_server(self, name: str, arguments: str) -> str:
         """The call itself, once the policy let it through: the server's answer as text."""
+        decision = self._decision_for(name)  # before any await: `guarded` logged it just now
         offered = self.offered.get(name)
         connection = self.connections.get(offered.server) if offered else None
         if connection is None:  # closed while a human was deciding
             return self._record(Outcome(name, f"Error: {name} is not available any more: its server was "
-                                              "disconnected, so nothing was run. Tell the user.", True, by="host"))
+                                              "disconnected, so nothing was run. Tell the user.", True, by="host"),
+                                decision, "not sent")
         timeout = self._timeouts.get(offered.server, self.timeout)
         try:
             result = await connection.call_tool(offered.tool.name, json.loads(arguments or "{}"), timeout)
         except ServerError as e:
-            if connection.failure is not None and not self.quiet:
+            if e.details and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
-            return self._record(Outcome(name, _call_failed(e, offered.read_only), True, by="host"))
+            return self._record(Outcome(name, call_failed(e, name, offered.read_only), True, by="host",
+                                        diagnosis=str(e)), decision, outcome_of(e))
         self._warn_about_stdout(connection)
-        return self._record(Outcome(name, result_text(result), bool(result.is_error)))
+        text = capped(result_text(result), name, self.max_result_chars)
+        return self._record(Outcome(name, text, bool(result.is_error)), decision,
+                            "ran, the tool reported an error" if result.is_error else "ran")
 
-    def _record(self, outcome: Outcome) -> str:
+    def _decision_for(self, name: str) -> LogEntry | None:
+        """The log entry that let this call through: the newest unsettled allow or approval for `name`."""
+        for entry in reversed(self.log.entries):
+            if entry.tool == name and entry.ran and not entry.outcome:
+                return entry
+        return None
+
+    def _record(self, outcome: Outcome, decision: LogEntry | None = None, happened: str = "") -> str:
         self.outcomes.append(outcome)
+        if decision is not None:
+            self.log.settle(decision, happened)
         return outcome.text
 
     # -- closing ------------------------------------------------------------------------------------
@@ -236,22 +259,6 @@ class McpHost:
     def __repr__(self) -> str:
         return f"<McpHost servers={list(self.connections)} tools={list(self.offered)}>"
 
-
-def _unavailable(error: ServerError) -> str:
-    return f"Error: {error.problem} Do not retry this call; tell the user this tool is not available right now."
-
-
-def _call_failed(error: ServerError, read_only: bool) -> str:
-    """What the model reads when a call was sent but no answer came back."""
-    if isinstance(error, CallTimedOut):  # the server may still be working on it
-        if read_only:
-            return f"Error: {error.problem} Tell the user this is not available right now."
-        return (f"Error: {error.problem} It may or may not have run: check before retrying "
-                "(look the record up if you can), and tell the user.")
-    if read_only:
-        return _unavailable(error)
-    return (f"Error: {error.problem} It may or may not have run. Do not retry this call; tell the user "
-            "this tool is not available right now and that it must be checked.")
 
 
 def _unreadable(offered: Offered) -> str:

@@ -1,0 +1,132 @@
+"""The host against what a security review and third-party servers found (issue 11), in memory."""
+
+import pytest
+from servers import shopfront, third_party
+
+from course.approval import ScriptedApprover
+from course.host import McpHost, in_memory
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
+
+
+async def shop(calls, answers=(), **options):
+    host = McpHost(approver=ScriptedApprover(list(answers)), quiet=True, **options)
+    await host.connect("shop", in_memory(shopfront.build(calls)), allow={"lookup", "refund"})
+    return host
+
+
+async def peer(calls, **options):
+    host = McpHost(approver=ScriptedApprover([]), quiet=True, **options)
+    await host.connect("peer", in_memory(third_party.build(calls)), allow={"convert", "explode", "render", "dump"})
+    return host
+
+
+# -- arguments are checked against the input schema before anyone is asked ------------------------
+async def test_a_write_whose_arguments_break_the_schema_is_never_shown_to_the_approver():
+    calls = []
+    host = await shop(calls, answers=[])  # an empty script fails the test if anyone is asked
+    try:
+        reply = await host.execute("refund", '{"order_id": "A1001", "amount": -5}')
+    finally:
+        await host.close()
+    assert host.approver.asked == [] and calls == []
+    assert reply.splitlines()[1] == "- amount: -5 is less than or equal to the minimum of 0"
+    assert [(e.decision, e.decided_by, e.ran) for e in host.log] == [("denied", "invalid arguments", False)]
+
+
+async def test_each_schema_problem_gets_its_own_line():
+    host = await shop([], answers=[])
+    try:
+        reply = await host.execute("refund", '{"amount": "ten"}')
+    finally:
+        await host.close()
+    problems = [line for line in reply.splitlines() if line.startswith("- ")]
+    assert sorted(problems) == ["- amount: 'ten' is not of type 'number'", "- order_id: missing (required)"]
+
+
+async def test_a_control_character_in_an_unknown_key_is_refused_by_a_schema_that_forbids_extras():
+    from mcp.server import Server
+    import mcp.types as types
+
+    calls = []
+    strict = types.Tool(name="issue_refund", input_schema={
+        "type": "object", "properties": {"order_id": {"type": "string"}, "amount": {"type": "number"}},
+        "required": ["order_id", "amount"], "additionalProperties": False})
+
+    async def list_tools(ctx, params):
+        return types.ListToolsResult(tools=[strict])
+
+    async def call_tool(ctx, params):
+        calls.append(params.arguments)
+        return types.CallToolResult(content=[types.TextContent(type="text", text="refunded")])
+
+    async with McpHost(approver=ScriptedApprover([]), quiet=True) as host:
+        await host.connect("pay", in_memory(Server("pay", on_list_tools=list_tools, on_call_tool=call_tool)),
+                           allow={"issue_refund"})
+        reply = await host.execute("issue_refund", '{"order_id": "A1001", "amount": 999, '
+                                                   '"\\r\\u001b[2Kget_order_status(order_id": "A1001"}')
+    assert calls == [] and host.approver.asked == [] and "not a parameter of this tool" in reply
+
+
+# -- the decision log says what happened, not just what was decided -------------------------------
+async def test_the_log_says_an_approved_call_ran():
+    calls = []
+    host = await shop(calls, answers=[True])
+    try:
+        await host.execute("refund", '{"order_id": "A1001", "amount": 10}')
+    finally:
+        await host.close()
+    entry, = host.log
+    assert (entry.decision, entry.outcome, entry.ran) == ("approved", "ran", True)
+    assert host.log.rows()[0]["outcome"] == "ran"
+
+
+async def test_the_log_says_an_approved_call_was_rejected_by_the_server():
+    calls = []
+    async with McpHost(approver=ScriptedApprover([True]), quiet=True) as host:
+        await host.connect("peer", in_memory(third_party.build(calls)), allow={"book"})
+        reply = await host.execute("book", '{"slot": "23:00"}')
+    entry, = host.log
+    assert entry.decision == "approved" and entry.outcome == "rejected by the server" and not entry.ran
+    assert "No free slot at '23:00'" in reply and "fix the arguments and call book again" in reply
+    assert "may or may not have run" not in reply
+
+
+# -- what servers answer with JSON-RPC errors ---------------------------------------------------
+async def test_invalid_params_from_the_server_tells_the_model_to_fix_its_arguments():
+    calls = []
+    host = await peer(calls)
+    try:
+        reply = await host.execute("convert", '{"timezone": "Mars/Base"}')
+        after = await host.execute("convert", '{"timezone": "UTC"}')
+    finally:
+        await host.close()
+    assert reply.startswith("Error:") and "Invalid timezone: 'Mars/Base'" in reply
+    assert "fix the arguments and call convert again" in reply
+    assert "not available right now" not in reply and "may or may not have run" not in reply
+    assert after == "12:00 in UTC"  # the connection is fine
+
+
+async def test_an_internal_error_gives_the_model_one_line_without_the_servers_words(capsys):
+    host = McpHost(approver=ScriptedApprover([]))
+    await host.connect("peer", in_memory(third_party.build()), allow={"explode"})
+    try:
+        reply = await host.execute("explode", "{}")
+    finally:
+        await host.close()
+    shown = capsys.readouterr().out
+    assert "s3cret-Pa55" not in reply and "postgresql" not in reply and len(reply.splitlines()) == 1
+    assert "internal error -32603" in reply and reply.startswith("Error:")
+    assert "warning: peer: the server failed while running explode" in shown  # you get the diagnosis
+    assert "could not connect to postgresql://shop:***@db.internal" in shown and "s3cret-Pa55" not in shown
+
+
+# -- results too big for the model ---------------------------------------------------------------
+async def test_a_five_megabyte_result_is_cut_with_a_note_that_says_so():
+    host = await peer([], max_result_chars=1000)
+    try:
+        reply = await host.execute("dump", '{"size": 5000000}')
+    finally:
+        await host.close()
+    assert len(reply) < 1400 and reply.startswith("x" * 1000)
+    assert "[truncated: dump returned 5,000,000 characters; only the first 1,000 are shown" in reply
