@@ -20,6 +20,8 @@ import os
 import sys
 import tempfile
 import threading
+from contextlib import suppress
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import httpx2
@@ -37,6 +39,16 @@ from course.host.servers import Http, InMemory, ServerSpec, Stdio, check_spec
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host
 
 
+def _client_info() -> types.Implementation:
+    """Who the host says it is (the SDK's default is `mcp 0.1.0`, which tells a server's log nothing)."""
+    try:
+        release = version("llm-mcp-course")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        release = "unknown"
+    return types.Implementation(name="llm-mcp-course", title="LLM tool calling to MCP: course host",
+                                version=release)
+
+
 class _DropParseNoise(logging.Filter):
     # The SDK logs a traceback for every non-JSON stdout line; the connection reports it in one sentence.
     def filter(self, record: logging.LogRecord) -> bool:
@@ -44,6 +56,7 @@ class _DropParseNoise(logging.Filter):
 
 
 logging.getLogger("mcp.client.stdio").addFilter(_DropParseNoise())
+logger = logging.getLogger(__name__)
 
 
 _warming = threading.Lock()
@@ -74,6 +87,7 @@ class Connection:
         self._http: httpx2.AsyncClient | None = None
         self._closing = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self.tools_changed = asyncio.Event()  # the server said its tool list changed; the host lists again
 
     @classmethod
     async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
@@ -103,7 +117,13 @@ class Connection:
             async with self._client() as client:
                 self.client = client
                 ready.set_result(None)
-                await self._closing.wait()
+                listening = asyncio.create_task(self._listen(client), name=f"mcp-listen-{self.name}")
+                try:
+                    await self._closing.wait()
+                finally:
+                    listening.cancel()
+                    with suppress(BaseException):
+                        await listening
         except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the SDK's task groups, or a cancel
             error = self._explain(e, "connecting" if not ready.done() else "running")
             if not ready.done():
@@ -122,11 +142,25 @@ class Connection:
             if self._stderr is not None:
                 self._stderr.close()
 
+    async def _listen(self, client: Client) -> None:
+        """Hear about tool-list changes on a 2026-07-28 connection (older ones send a notification anyway).
+
+        On 2026-07-28 a server tells only clients that opened a `subscriptions/listen` stream; its
+        events also reach `_on_message`, which sets `tools_changed`.
+        """
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self.tools_changed.set()
+        except Exception as e:  # noqa: BLE001 - an older protocol, or a server without subscriptions: no events
+            logger.debug("%s: no subscriptions/listen stream (%s: %s)", self.name, type(e).__name__, e)
+
     def _client(self) -> Client:
         spec = self.spec
-        options: dict[str, Any] = {"read_timeout_seconds": self.read_timeout, "message_handler": self._on_message}
+        options: dict[str, Any] = {"read_timeout_seconds": self.read_timeout, "message_handler": self._on_message,
+                                   "client_info": _client_info()}
         if isinstance(spec, InMemory):
-            return Client(spec.server, **options)
+            return Client(spec.server, mode=spec.mode, **options)
         if isinstance(spec, Stdio):
             # A real file: the child needs a file descriptor, and we want to read its stderr later.
             self._stderr = tempfile.TemporaryFile("w+")
@@ -146,7 +180,9 @@ class Connection:
             self.seen.http_status = response.status_code
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, ValidationError):  # a stdout line that is not JSON-RPC
+        if isinstance(message, types.ToolListChangedNotification):
+            self.tools_changed.set()
+        elif isinstance(message, ValidationError):  # a stdout line that is not JSON-RPC
             errors = message.errors()
             line = str(errors[0].get("input", "")) if errors else str(message)
             self.seen.stdout_noise.append(line)

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import json
@@ -29,15 +30,13 @@ import mcp.types as types
 
 from course.approval import NOT_OFFERED, Approver, guarded
 from course.host.connection import Connection
-from course.host.convert import MAX_RESULT_CHARS, Outcome, capped, is_read_only, openai_name, result_text, \
-    to_openai_tool
+from course.host.convert import MAX_RESULT_CHARS, SEPARATOR, Outcome, capped, exposed_names, is_read_only, \
+    needs_tasks, openai_name, result_text, to_openai_tool
 from course.host.errors import ServerError
 from course.host.replies import call_failed, outcome_of, unavailable
 from course.host.servers import ServerSpec, check_spec
 from course.host.validation import rejection, schema_problems
 from course.permissions import DecisionLog, LogEntry, Policy, Rule
-
-SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
 
 
 @dataclass(frozen=True)
@@ -68,11 +67,14 @@ class McpHost:
         self.connections: dict[str, Connection] = {}
         self.listed: dict[str, list[types.Tool]] = {}  # everything each server listed
         self.hidden: dict[str, list[str]] = {}  # listed but not on the allowlist
+        self.needs_tasks: dict[str, list[str]] = {}  # allowlisted, but they only run as MCP tasks
         self.offered: dict[str, Offered] = {}  # by the name the model uses
         self.outcomes: list[Outcome] = []  # every call that reached `call_server`, in order
         self._allow: dict[str, set[str]] = {}
         self._timeouts: dict[str, float] = {}
         self._guarded = None
+        self._watchers: dict[str, asyncio.Task] = {}  # per server: lists its tools again when they change
+        self._listing = asyncio.Lock()
 
     # -- connecting ---------------------------------------------------------------------------------
     async def connect(self, name: str, spec: ServerSpec, *, allow: Iterable[str], timeout: float | None = None,
@@ -107,6 +109,32 @@ class McpHost:
             print(self.describe(name))
             self._warn_about_renames(before)
         self._warn_about_stdout(connection)
+        self._watchers[name] = asyncio.create_task(self._watch(name, connection), name=f"mcp-tools-{name}")
+
+    async def refresh(self, server: str) -> None:
+        """List a server's tools again and offer what changed (the allowlist still decides)."""
+        connection = self.connections[server]
+        async with self._listing:
+            connection.tools_changed.clear()
+            tools = await connection.list_tools()
+            if self.connections.get(server) is not connection:  # disconnected meanwhile
+                return
+            before, self.listed[server] = dict(self.offered), tools
+            self._offer()
+        if not self.quiet:
+            print(f"{server}: the server's tool list changed.\n{self.describe(server)}")
+            self._warn_about_renames(before)
+
+    async def _watch(self, server: str, connection: Connection) -> None:
+        """Follow `notifications/tools/list_changed` for as long as the connection lasts."""
+        while connection.alive:
+            await connection.tools_changed.wait()
+            try:
+                await self.refresh(server)
+            except (ServerError, KeyError) as e:  # KeyError: disconnected meanwhile
+                if not self.quiet and isinstance(e, ServerError):
+                    print(f"warning: {e}")
+                return
 
     def _warn_about_renames(self, before: dict[str, Offered]) -> None:
         for old in before.values():
@@ -127,18 +155,15 @@ class McpHost:
 
     def _offer(self) -> None:
         """Recompute what the model sees: allowlisted tools, with clashing names prefixed."""
-        chosen = [(server, tool) for server, tools in self.listed.items()
-                  for tool in tools if tool.name in self._allow[server]]
+        allowed = [(server, tool) for server, tools in self.listed.items()
+                   for tool in tools if tool.name in self._allow[server]]
+        chosen = [(server, tool) for server, tool in allowed if not needs_tasks(tool)]  # they fail every call
         self.hidden = {server: [t.name for t in tools if t.name not in self._allow[server]]
                        for server, tools in self.listed.items()}
-        counts: dict[str, int] = {}
-        for _, tool in chosen:
-            counts[openai_name(tool.name)] = counts.get(openai_name(tool.name), 0) + 1
-        self.offered = {}
-        for server, tool in chosen:
-            base = openai_name(tool.name)
-            exposed = base if counts[base] == 1 else openai_name(f"{server}{SEPARATOR}{tool.name}")
-            self.offered[exposed] = Offered(exposed, server, tool)
+        self.needs_tasks = {server: [t.name for s, t in allowed if s == server and needs_tasks(t)]
+                            for server in self.listed}
+        names = exposed_names([(server, tool.name) for server, tool in chosen])
+        self.offered = {name: Offered(name, server, tool) for name, (server, tool) in zip(names, chosen)}
         self._guarded = guarded(self.call_server, policy=self.policy(), approver=self.approver, log=self.log)
 
     def policy(self) -> Policy:
@@ -165,6 +190,9 @@ class McpHost:
         text = f"{server}: {len(mine)} of {len(self.listed[server])} tools offered to the model: {tags}"
         if self.hidden[server]:
             text += f"\n  hidden (not on your allowlist): {', '.join(self.hidden[server])}"
+        if self.needs_tasks[server]:
+            text += (f"\n  not offered (they only run as MCP tasks, which this host does not support): "
+                     f"{', '.join(self.needs_tasks[server])}")
         missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
         if missing:
             text += f"\n  on your allowlist but not offered by the server: {', '.join(missing)}"
@@ -194,7 +222,12 @@ class McpHost:
         failure = self.connections[offered.server].failure
         if failure:  # a dead server: say so at once, without asking anyone to approve a call that cannot run
             return self._record(Outcome(name, unavailable(failure), True, by="host"))
-        return await self._guarded(name, arguments)  # lesson 4: the policy, and a human if it asks
+        reply = await self._guarded(name, arguments)  # lesson 4: the policy, and a human if it asks
+        connection = self.connections.get(offered.server)
+        if connection is not None and connection.tools_changed.is_set():  # the model's next call sees it
+            with contextlib.suppress(ServerError, KeyError):  # the watcher reports a failure
+                await self.refresh(offered.server)
+        return reply
 
     async def call_server(self, name: str, arguments: str) -> str:
         """The call itself, once the policy let it through: the server's answer as text."""
@@ -234,10 +267,13 @@ class McpHost:
     # -- closing ------------------------------------------------------------------------------------
     async def close(self) -> None:
         """Close every connection (and stop every stdio child); the model is offered nothing any more."""
+        for watcher in self._watchers.values():
+            watcher.cancel()
         # All at once: each stdio child takes a moment to exit after its stdin closes.
         await asyncio.gather(*(connection.close() for connection in self.connections.values()))
         self.connections.clear()
-        self.listed, self._allow, self._timeouts = {}, {}, {}  # new tables: a reference you kept stays as it was
+        # New tables: a reference you kept stays as it was.
+        self.listed, self._allow, self._timeouts, self._watchers = {}, {}, {}, {}
         self._offer()
 
     async def disconnect(self, server: str) -> None:
@@ -245,8 +281,9 @@ class McpHost:
         if server not in self.connections:
             connected = ", ".join(self.connections) or "none"
             raise KeyError(f"no server named {server!r} is connected (connected: {connected}).")
+        self._watchers.pop(server).cancel()
         await self.connections.pop(server).close()
-        for table in (self.listed, self._allow, self.hidden, self._timeouts):
+        for table in (self.listed, self._allow, self.hidden, self.needs_tasks, self._timeouts):
             table.pop(server, None)
         self._offer()
 

@@ -29,7 +29,7 @@ def build() -> MCPServer:
     @server.tool(annotations=READ_ONLY)
     def whoami(ctx: Context) -> str:
         """The client's name and version, as it introduced itself."""
-        params = ctx.request_context.connection.client_params
+        params = ctx.request_context.session.client_params
         info = params.client_info if params else None
         return f"{info.name} {info.version}" if info else "unknown"
 
