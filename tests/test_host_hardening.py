@@ -215,3 +215,15 @@ def test_exposed_names_stay_distinct_even_when_the_prefixed_forms_clash():
 
     names = exposed_names([("a", "x.y"), ("a", "x_y"), ("b", "x_y"), ("c", "q" * 70), ("c", "q" * 71)])
     assert len(set(names)) == 5 and all(len(n) <= 64 for n in names)
+
+
+async def test_a_name_that_comes_to_mean_another_servers_tool_is_announced(capsys):
+    calls = []
+    async with McpHost() as host:
+        await host.connect("c", in_memory(named_server("c", "a__lookup", calls)), allow={"a__lookup"})
+        await host.connect("a", in_memory(named_server("a", "lookup", calls)), allow={"lookup"})
+        await host.connect("b", in_memory(named_server("b", "lookup", calls)), allow={"lookup"})
+        reply = await host.execute("a__lookup", "{}")
+    assert reply == "a answered"
+    assert "another server's tool is now called a__lookup, so the model sees c's a__lookup as c__a__lookup" \
+        in capsys.readouterr().out

@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 import threading
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -87,7 +88,8 @@ class Connection:
         self._http: httpx2.AsyncClient | None = None
         self._closing = asyncio.Event()
         self._task: asyncio.Task | None = None
-        self.tools_changed = asyncio.Event()  # the server said its tool list changed; the host lists again
+        self.tools_changed = asyncio.Event()  # the server said its tool list changed
+        self.on_tools_changed: Callable[[], Awaitable[None]] | None = None  # then this lists them again
 
     @classmethod
     async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
@@ -117,13 +119,15 @@ class Connection:
             async with self._client() as client:
                 self.client = client
                 ready.set_result(None)
-                listening = asyncio.create_task(self._listen(client), name=f"mcp-listen-{self.name}")
+                helpers = [asyncio.create_task(self._listen(client), name=f"mcp-listen-{self.name}"),
+                           asyncio.create_task(self._follow_changes(), name=f"mcp-tools-{self.name}")]
                 try:
                     await self._closing.wait()
                 finally:
-                    listening.cancel()
-                    with suppress(BaseException):
-                        await listening
+                    for helper in helpers:
+                        helper.cancel()
+                        with suppress(BaseException):
+                            await helper
         except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the SDK's task groups, or a cancel
             error = self._explain(e, "connecting" if not ready.done() else "running")
             if not ready.done():
@@ -154,6 +158,16 @@ class Connection:
                     self.tools_changed.set()
         except Exception as e:  # noqa: BLE001 - an older protocol, or a server without subscriptions: no events
             logger.debug("%s: no subscriptions/listen stream (%s: %s)", self.name, type(e).__name__, e)
+
+    async def _follow_changes(self) -> None:
+        while True:
+            await self.tools_changed.wait()
+            try:
+                if self.on_tools_changed is not None:
+                    await self.on_tools_changed()
+            except Exception:  # noqa: BLE001 - a failed refresh must not end the watch
+                logger.exception("%s: listing the changed tools failed", self.name)
+            self.tools_changed.clear()
 
     def _client(self) -> Client:
         spec = self.spec

@@ -12,14 +12,16 @@
 - every call passes lesson 4's policy: of the allowlisted tools, those the server annotates
   read-only run at once, the rest need approval. Lesson 4's rules see the server's own tool
   name (`issue_refund`, also when the model knows it as `shop__issue_refund`);
-- unknown tools and unreadable arguments are answered here, without bothering the server;
+- unknown tools, unreadable arguments and arguments that break the tool's input schema are
+  answered here, before anyone is asked to approve and without bothering the server;
+- when a server announces a new tool list, the host lists its tools again (the allowlist still
+  decides); a tool that can only run as an MCP task is not offered;
 - each call has a timeout; a failed call is always reported to the model as an error.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import inspect
 import json
@@ -33,6 +35,7 @@ from course.host.connection import Connection
 from course.host.convert import MAX_RESULT_CHARS, SEPARATOR, Outcome, capped, exposed_names, is_read_only, \
     needs_tasks, openai_name, result_text, to_openai_tool
 from course.host.errors import ServerError
+from course.host.notes import renamed, stdout_noise
 from course.host.replies import call_failed, outcome_of, unavailable
 from course.host.servers import ServerSpec, check_spec
 from course.host.validation import rejection, schema_problems
@@ -73,7 +76,6 @@ class McpHost:
         self._allow: dict[str, set[str]] = {}
         self._timeouts: dict[str, float] = {}
         self._guarded = None
-        self._watchers: dict[str, asyncio.Task] = {}  # per server: lists its tools again when they change
         self._listing = asyncio.Lock()
 
     # -- connecting ---------------------------------------------------------------------------------
@@ -109,7 +111,7 @@ class McpHost:
             print(self.describe(name))
             self._warn_about_renames(before)
         self._warn_about_stdout(connection)
-        self._watchers[name] = asyncio.create_task(self._watch(name, connection), name=f"mcp-tools-{name}")
+        connection.on_tools_changed = functools.partial(self._tools_changed, name)
 
     async def refresh(self, server: str) -> None:
         """List a server's tools again and offer what changed (the allowlist still decides)."""
@@ -125,33 +127,24 @@ class McpHost:
             print(f"{server}: the server's tool list changed.\n{self.describe(server)}")
             self._warn_about_renames(before)
 
-    async def _watch(self, server: str, connection: Connection) -> None:
-        """Follow `notifications/tools/list_changed` for as long as the connection lasts."""
-        while connection.alive:
-            await connection.tools_changed.wait()
-            try:
-                await self.refresh(server)
-            except (ServerError, KeyError) as e:  # KeyError: disconnected meanwhile
-                if not self.quiet and isinstance(e, ServerError):
-                    print(f"warning: {e}")
-                return
+    async def _tools_changed(self, server: str) -> None:
+        """The server announced a new tool list (`notifications/tools/list_changed`)."""
+        try:
+            await self.refresh(server)
+        except ServerError as e:
+            if not self.quiet:
+                print(f"warning: {e}")
+        except KeyError:  # disconnected meanwhile
+            pass
 
     def _warn_about_renames(self, before: dict[str, Offered]) -> None:
-        for old in before.values():
-            if old.name not in self.offered:
-                now = [o.name for o in self.offered.values() if o.tool.name == old.tool.name]
-                print(f"  note: two servers offer {old.tool.name}, so the model now sees {' and '.join(now)}. "
-                      f"A model that already knew {old.name} will not find it: connect every server before "
-                      "the conversation starts.")
+        for note in renamed(before, self.offered):
+            print(note)
 
     def _warn_about_stdout(self, connection: Connection) -> None:
-        """Name the lines a stdio server wrote to stdout that are not MCP messages (each line once)."""
-        noise = connection.seen.stdout_noise
-        if not self.quiet:
-            for line in noise[connection.noise_reported:connection.noise_reported + 3]:
-                print(f"  warning: {connection.name} wrote to stdout, which is reserved for MCP messages: "
-                      f"{line[:120]!r} (a server should log to stderr)")
-        connection.noise_reported = len(noise)
+        for note in stdout_noise(connection):
+            if not self.quiet:
+                print(note)
 
     def _offer(self) -> None:
         """Recompute what the model sees: allowlisted tools, with clashing names prefixed."""
@@ -225,8 +218,7 @@ class McpHost:
         reply = await self._guarded(name, arguments)  # lesson 4: the policy, and a human if it asks
         connection = self.connections.get(offered.server)
         if connection is not None and connection.tools_changed.is_set():  # the model's next call sees it
-            with contextlib.suppress(ServerError, KeyError):  # the watcher reports a failure
-                await self.refresh(offered.server)
+            await self._tools_changed(offered.server)
         return reply
 
     async def call_server(self, name: str, arguments: str) -> str:
@@ -242,7 +234,7 @@ class McpHost:
         try:
             result = await connection.call_tool(offered.tool.name, json.loads(arguments or "{}"), timeout)
         except ServerError as e:
-            if e.details and not self.quiet:
+            if (e.details or connection.failure is not None) and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
             return self._record(Outcome(name, call_failed(e, name, offered.read_only), True, by="host",
                                         diagnosis=str(e)), decision, outcome_of(e))
@@ -267,13 +259,10 @@ class McpHost:
     # -- closing ------------------------------------------------------------------------------------
     async def close(self) -> None:
         """Close every connection (and stop every stdio child); the model is offered nothing any more."""
-        for watcher in self._watchers.values():
-            watcher.cancel()
         # All at once: each stdio child takes a moment to exit after its stdin closes.
         await asyncio.gather(*(connection.close() for connection in self.connections.values()))
         self.connections.clear()
-        # New tables: a reference you kept stays as it was.
-        self.listed, self._allow, self._timeouts, self._watchers = {}, {}, {}, {}
+        self.listed, self._allow, self._timeouts = {}, {}, {}  # new tables: a reference you kept stays as it was
         self._offer()
 
     async def disconnect(self, server: str) -> None:
@@ -281,7 +270,6 @@ class McpHost:
         if server not in self.connections:
             connected = ", ".join(self.connections) or "none"
             raise KeyError(f"no server named {server!r} is connected (connected: {connected}).")
-        self._watchers.pop(server).cancel()
         await self.connections.pop(server).close()
         for table in (self.listed, self._allow, self.hidden, self.needs_tasks, self._timeouts):
             table.pop(server, None)
