@@ -3,6 +3,7 @@
 One real process per case; every failure must come back as a sentence that says what to check.
 """
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -240,3 +241,13 @@ async def test_invalid_utf8_on_a_stdio_servers_stdout_does_not_wedge_the_connect
         await host.close()
     assert garbled == "garbled" and after == "fine" and alive
     assert "bytes wrote to stdout, which is reserved for MCP messages" in capsys.readouterr().out
+
+
+async def test_a_tool_a_stdio_server_adds_later_is_offered_without_reconnecting():
+    async with quiet_host() as host:
+        await host.connect("grow", stdio(str(SERVERS / "growing.py")), allow={"unlock", "bonus"})
+        await host.execute("unlock", "{}")
+        while "bonus" not in host.offered:  # a background refresh; the test's timeout bounds the wait
+            await asyncio.sleep(0.01)
+        reply = await host.execute("bonus", "{}")
+    assert reply == "bonus!"
