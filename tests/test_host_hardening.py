@@ -227,3 +227,13 @@ async def test_a_name_that_comes_to_mean_another_servers_tool_is_announced(capsy
     assert reply == "a answered"
     assert "another server's tool is now called a__lookup, so the model sees c's a__lookup as c__a__lookup" \
         in capsys.readouterr().out
+
+
+async def test_parallel_calls_each_settle_their_own_log_entry():
+    async with McpHost(approver=ScriptedApprover([True, True]), quiet=True) as host:
+        await host.connect("peer", in_memory(third_party.build()), allow={"book"})
+        replies = await asyncio.gather(host.execute("book", '{"slot": "23:00"}'),
+                                       host.execute("book", '{"slot": "09:00"}'))
+    outcomes = {e.arguments["slot"]: (e.outcome, e.ran) for e in host.log}
+    assert outcomes == {"23:00": ("rejected by the server", False), "09:00": ("ran", True)}
+    assert replies[1] == "booked"
