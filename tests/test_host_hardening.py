@@ -237,3 +237,4 @@ async def test_parallel_calls_each_settle_their_own_log_entry():
     outcomes = {e.arguments["slot"]: (e.outcome, e.ran) for e in host.log}
     assert outcomes == {"23:00": ("rejected by the server", False), "09:00": ("ran", True)}
     assert replies[1] == "booked"
+

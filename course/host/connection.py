@@ -162,12 +162,14 @@ class Connection:
     async def _follow_changes(self) -> None:
         while True:
             await self.tools_changed.wait()
+            if self.on_tools_changed is None:  # nobody to tell
+                self.tools_changed.clear()
+                continue
             try:
-                if self.on_tools_changed is not None:
-                    await self.on_tools_changed()
+                await self.on_tools_changed()  # clears `tools_changed` before it lists, so no change is missed
             except Exception:  # noqa: BLE001 - a failed refresh must not end the watch
                 logger.exception("%s: listing the changed tools failed", self.name)
-            self.tools_changed.clear()
+                self.tools_changed.clear()
 
     def _client(self) -> Client:
         spec = self.spec

@@ -113,10 +113,12 @@ class McpHost:
         self._warn_about_stdout(connection)
         connection.on_tools_changed = functools.partial(self._tools_changed, name)
 
-    async def refresh(self, server: str) -> None:
+    async def refresh(self, server: str, *, only_if_changed: bool = False) -> None:
         """List a server's tools again and offer what changed (the allowlist still decides)."""
         connection = self.connections[server]
         async with self._listing:
+            if only_if_changed and not connection.tools_changed.is_set():  # someone else just listed them
+                return
             connection.tools_changed.clear()
             tools = await connection.list_tools()
             if self.connections.get(server) is not connection:  # disconnected meanwhile
@@ -130,7 +132,7 @@ class McpHost:
     async def _tools_changed(self, server: str) -> None:
         """The server announced a new tool list (`notifications/tools/list_changed`)."""
         try:
-            await self.refresh(server)
+            await self.refresh(server, only_if_changed=True)
         except ServerError as e:
             if not self.quiet:
                 print(f"warning: {e}")
