@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, get_args
 
@@ -125,11 +125,16 @@ class LogEntry:
     decided_by: str  # "risk: read", "allowlist", "rule refund_limit", "human (buttons)", ...
     elapsed: float = 0.0  # seconds since the log started (shown by .show())
     asked_because: str = ""  # when a human (or an approver) decided: why the policy asked, e.g. "risk: write"
+    outcome: str = ""  # what the call did after it was let through, when the caller reports it (`settle`)
 
     @property
     def ran(self) -> bool:
-        """Whether the tool was called."""
-        return self.decision in ("allowed", "approved")
+        """Whether the tool was called (let through, and not turned away by whoever runs it)."""
+        return self.decision in ("allowed", "approved") and self.outcome not in NOT_RUN
+
+
+# Outcomes of a call that was let through but never ran.
+NOT_RUN = ("rejected by the server", "not sent")
 
 
 @dataclass
@@ -150,6 +155,14 @@ class DecisionLog:
         self.entries.append(entry)
         return entry
 
+    def settle(self, entry: LogEntry, outcome: str) -> LogEntry:
+        """Record what a let-through call did ("ran", "rejected by the server", ...) on its entry."""
+        settled = replace(entry, outcome=outcome)
+        for i, e in enumerate(self.entries):
+            if e is entry:
+                self.entries[i] = settled
+        return settled
+
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -158,8 +171,10 @@ class DecisionLog:
 
     def rows(self) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
+        settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
         return [{"#": i, "tool": e.tool, "arguments": _short(e.arguments), "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
+                 **({"outcome": e.outcome or "-"} if settled else {}),
                  "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
 
     def show(self) -> None:

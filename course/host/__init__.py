@@ -3,8 +3,9 @@
     from course.host import McpHost, stdio, http
 
 See `course/host/host.py` for the rules; `servers.py` for where a server is; `connection.py`
-for one client per server; `errors.py` for the messages; `convert.py` for tools and results;
-`course.processes` for what is still running.
+for one client per server; `validation.py` for checking arguments against a tool's schema;
+`errors.py` for what went wrong, `replies.py` for what the model reads about it and `notes.py`
+for what you read; `convert.py` for tools and results; `course.processes` for what is still running.
 """
 
 from course.host.connection import Connection
