@@ -8,7 +8,9 @@ import pytest
 
 from course import search
 from course.paths import DATA
-from course.search import BM25, DocIndex, EmbeddingCache, Hit, ModelUnavailable, Section, load_sections, tokens
+from course.search import cache as cache_module
+from course.search import embeddings
+from course.search import BM25, DocIndex, EmbeddingCache, Hit, ModelUnavailable, Section, load_sections, words
 from course.tools import ToolError
 
 
@@ -26,7 +28,7 @@ class CountingEmbedder:
         self.texts += len(texts)
         out = np.zeros((len(texts), 64), dtype=np.float32)
         for row, text in enumerate(texts):
-            for word in tokens(text):
+            for word in words(text):
                 out[row, sum(map(ord, word)) % 64] += 1
         return out
 
@@ -198,7 +200,7 @@ def fake_sentence_transformers(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", types.SimpleNamespace(
         SentenceTransformer=SentenceTransformer))
     monkeypatch.setenv(search.MODEL_DIR_VARIABLE, str(tmp_path / "model"))
-    monkeypatch.setattr(search, "_MODELS", {})
+    monkeypatch.setattr(embeddings, "_MODELS", {})
     return built
 
 
@@ -236,12 +238,12 @@ def test_every_question_points_at_a_section_that_exists():
 def test_most_questions_are_paraphrases_sharing_few_words_with_their_section():
     from bench.search import load_questions
 
-    text = {(s.doc, s.heading): set(tokens(s.embedding_text())) for s in load_sections(DATA)}
+    text = {(s.doc, s.heading): set(words(s.embedding_text())) for s in load_sections(DATA)}
     questions = load_questions()
     paraphrases = [q for q in questions if q["kind"] == "paraphrase"]
     assert len(paraphrases) >= 0.75 * len(questions)
     for q in paraphrases:
-        shared = set(tokens(q["question"])) & text[(q["doc"], q["section"])]
+        shared = set(words(q["question"])) & text[(q["doc"], q["section"])]
         assert len(shared) <= 2, f"{q['question']!r} shares {sorted(shared)} with its section"
 
 
@@ -361,7 +363,7 @@ def test_only_markdown_files_directly_in_the_folder_are_read_not_those_in_subfol
 
 def test_cache_entries_unused_for_a_month_are_dropped_at_the_next_save(folder, tmp_path, monkeypatch):
     day = [20_000]
-    monkeypatch.setattr(search, "today", lambda: day[0])
+    monkeypatch.setattr(cache_module, "epoch_day", lambda: day[0])
     DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingEmbedder())
     (folder / "mugs.md").write_text("# Mugs\n## Washing\nHand wash only, please.\n")
     day[0] += 10
