@@ -151,6 +151,18 @@ def test_lexical_search_finds_shared_words_and_says_it_is_in_use(folder):
     assert index.search("pulling cables")[0].heading == "Cables"  # the stemmer matches pull/pulling
 
 
+def test_building_the_keyword_index_logs_nothing_even_when_debug_logging_is_on(folder, caplog):
+    import logging
+
+    with caplog.at_level(logging.DEBUG):
+        DocIndex(folder, embedder="lexical").search("cable")
+    assert not [r.getMessage() for r in caplog.records if r.name.startswith("bm25s")]
+
+
+def test_keyword_words_are_stemmed_without_stop_words_and_are_not_llm_tokens():
+    assert words("Pulling the cables, and charging kettles!") == ["pull", "cabl", "charg", "kettl"]
+
+
 def test_bm25_gives_nothing_to_a_query_without_known_words(folder):
     assert not BM25(["kettle descaling", "mug washing"]).scores("bicycle").any()
     assert DocIndex(folder, embedder="lexical").search("bicycles", k=3) == []

@@ -1,48 +1,41 @@
-"""Keyword search (BM25): the fallback without the embedding model, and lesson 3's comparison."""
+"""Keyword search (BM25, from the `bm25s` library): the fallback without the embedding model, and
+lesson 3's comparison.
+
+Lesson 3 is about embeddings; BM25 is here to compare with and to fall back on, so the
+course uses a maintained implementation rather than its own.
+"""
 
 from __future__ import annotations
 
-import re
-from collections import Counter
+import logging
 
+import bm25s
 import numpy as np
+import Stemmer
 
-STOPWORDS = set("""a about after all also an and any are as at be because been before but by can could do
-does for from had has have how i if in into is it its my no not of on or our so than that the their them
-then there these they this to up us was we were what when where which who why will with you your""".split())
+# bm25s sets its logger to DEBUG when imported: under an MCP server's logging every index build would
+# print "Building index from tokens" on stderr, into the learner's notebook.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+_STEMMER = Stemmer.Stemmer("english")  # Snowball: kettles -> kettl, charged -> charg, pulling -> pull
 
 
 def words(text: str) -> list[str]:
-    """The words keyword search compares: lower case, without stop words, stemmed (kettles -> kettle,
-    charged -> charg). Not an LLM's tokens."""
-    out = []
-    for word in re.findall(r"[a-z0-9]+", text.lower()):
-        if word in STOPWORDS:
-            continue
-        for suffix in ("ing", "ed", "es", "s"):
-            if len(word) > len(suffix) + 3 and word.endswith(suffix):
-                word = word[: -len(suffix)]
-                break
-        out.append(word)
-    return out
+    """The words keyword search compares: lower case, without English stop words, stemmed
+    (`"Pulling the cables"` -> `["pull", "cabl"]`). Not an LLM's tokens."""
+    return bm25s.tokenize(text, stopwords="en_plus", stemmer=_STEMMER, return_ids=False, show_progress=False)[0]
 
 
 class BM25:
-    """Okapi BM25 over the sections' words: finds sections that share the query's words."""
+    """Okapi BM25 over texts' words: finds the texts that share the query's words."""
 
-    def __init__(self, texts: list[str], k1: float = 1.5, b: float = 0.75):
-        docs = [Counter(words(t)) for t in texts]
-        self.vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
-        tf = np.zeros((len(docs), len(self.vocab)), dtype=np.float32)
-        for row, counts in enumerate(docs):
-            for word, n in counts.items():
-                tf[row, self.vocab[word]] = n
-        lengths = tf.sum(axis=1, keepdims=True)
-        df = (tf > 0).sum(axis=0)
-        idf = np.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
-        # Precompute each word's weight in each section; a query only sums columns.
-        self.weights = idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths / max(lengths.mean(), 1)))
+    def __init__(self, texts: list[str]):
+        self._bm25 = bm25s.BM25()
+        self._bm25.index([words(t) for t in texts], show_progress=False)
+        self._count = len(texts)
 
     def scores(self, query: str) -> np.ndarray:
-        columns = [self.vocab[w] for w in words(query) if w in self.vocab]
-        return self.weights[:, columns].sum(axis=1)
+        """One score per text, in the order given; 0 where a text shares no word with the query."""
+        known = [w for w in words(query) if w in self._bm25.vocab_dict]
+        if not known:
+            return np.zeros(self._count, dtype=np.float32)
+        return self._bm25.get_scores(known)
