@@ -12,6 +12,7 @@ nobody watches use the scripted model, never a real one.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -45,6 +46,12 @@ def scripted(environ: MutableMapping[str, str] = os.environ, forget: Iterable[st
 def main(argv: list[str]) -> None:
     if not argv or argv[0].startswith("-"):
         sys.exit("usage: python -m course.offline MODULE [ARGS...]  (runs `python -m MODULE` offline)")
+    try:
+        found = importlib.util.find_spec(argv[0])
+    except ImportError:
+        found = None
+    if found is None:
+        sys.exit(f"No module named {argv[0]!r}: give the name you would pass to `python -m`, e.g. pytest.")
     scripted()
     sys.argv = argv
     runpy.run_module(argv[0], run_name="__main__", alter_sys=True)

@@ -1,12 +1,13 @@
 """Loading sections, the embedding cache, the lexical fallback and the lazy model (no real model needed)."""
 
+import os
 import sys
 import types
 
 import numpy as np
 import pytest
 
-from course import search
+from course import offline, search
 from course.paths import DATA
 from course.search import cache as cache_module
 from course.search import embeddings
@@ -196,14 +197,21 @@ def test_an_unknown_embedder_choice_is_refused(folder):
         DocIndex(folder, embedder=object())
 
 
+hub_settings: dict = {}  # the Hugging Face settings the fake model saw when it was built
+
+
 @pytest.fixture
 def fake_sentence_transformers(tmp_path, monkeypatch):
     """A stand-in sentence_transformers module, so the loader is tested without importing torch."""
     built = []
+    hub_settings.clear()
+    for name in offline.LOCAL_MODELS:
+        monkeypatch.delenv(name, raising=False)
 
     class SentenceTransformer:
         def __init__(self, path, device, local_files_only):
             built.append((path, device, local_files_only))
+            hub_settings.update({name: os.environ.get(name) for name in offline.LOCAL_MODELS})
             if (tmp_path / "model" / "broken").exists():
                 raise RuntimeError("Error while deserializing header: header too large")
 
@@ -220,6 +228,11 @@ def test_the_model_loads_once_per_process_from_local_files_on_the_cpu(fake_sente
     first, second = search.load_model(), search.load_model()
     assert first is second
     assert fake_sentence_transformers == [(str((tmp_path / "model").resolve()), "cpu", True)]
+
+
+def test_the_model_is_built_with_the_hub_offline_even_when_the_shell_did_not_say_so(fake_sentence_transformers):
+    search.load_model()
+    assert hub_settings == offline.LOCAL_MODELS
 
 
 def test_a_model_that_does_not_load_raises_with_what_to_install(fake_sentence_transformers, tmp_path):

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from course.offline import MODEL_VARIABLES
+
 TOKEN_ENV = "COURSE_MCP_TOKEN"
 HOST = "127.0.0.1"  # never 0.0.0.0: the course's servers are for this machine only
 PATH = "/mcp"
@@ -75,7 +77,7 @@ def child_env(pass_env: Iterable[str] = (), env: Mapping[str, str] | None = None
     return get_default_environment() | passed | dict(env or {})
 
 
-CHILD_ENV = ("HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TOKENIZERS_PARALLELISM", "COURSE_EMBEDDING_MODEL_DIR")
+CHILD_ENV = MODEL_VARIABLES  # a child loads the same embedding model, from local files
 
 
 @contextmanager
