@@ -1,4 +1,4 @@
-"""MCP client: the course's `Connection.call_tool` against the raw SDK `Client.call_tool`, same server (goal ratio <= 1.1).
+"""MCP client: the course's `Connection.call_tool` vs the raw SDK `Client.call_tool`, same server (goal ratio <= 1.1).
 
 Both go through the same connection to the same server, so the difference is what the course
 adds per call. A third figure shows the host's whole path for a model's call

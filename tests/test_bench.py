@@ -1,4 +1,4 @@
-"""`make bench` prints every figure with its goal and fails when one is missed (fake measurements, not the slow bench)."""
+"""`make bench` prints every figure with its goal and fails when one is missed (on fake measurements)."""
 
 import subprocess
 import sys

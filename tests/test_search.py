@@ -9,9 +9,18 @@ import pytest
 
 from course import offline, search
 from course.paths import DATA
+from course.search import (
+    BM25,
+    DocIndex,
+    EmbeddingCache,
+    Hit,
+    ModelUnavailable,
+    Section,
+    embeddings,
+    load_sections,
+    words,
+)
 from course.search import cache as cache_module
-from course.search import embeddings
-from course.search import BM25, DocIndex, EmbeddingCache, Hit, ModelUnavailable, Section, load_sections, words
 from course.tools import ToolError
 
 
@@ -441,3 +450,12 @@ def test_the_min_score_check_rejects_wrong_solutions_with_a_hint_that_points_the
 def test_the_best_per_doc_check_rejects_wrong_solutions_with_a_hint_that_points_the_right_way(body, hint):
     result = verdict("l3-best-per-doc", f"def best_sections(index, query, k=3):\n    {body}\n")
     assert not result.passed and hint in result.message, result.message
+
+
+def test_an_embedder_that_returns_too_few_vectors_is_refused_with_a_clear_message(folder, tmp_path):
+    class OneVector(CountingEmbedder):
+        def encode(self, texts):
+            return super().encode(texts)[:1]
+
+    with pytest.raises(ValueError, match="one vector per text: got 1 for 4 texts"):
+        DocIndex(folder, cache_dir=tmp_path / "cache", embedder=OneVector())

@@ -15,8 +15,19 @@ from course.offline import MODEL_DIR_VARIABLE
 from course.search.cache import EmbeddingCache, embed_all, epoch_day
 from course.search.display import heatmap
 from course.search.documents import OVERVIEW, Section, excerpt, load_sections, parse_markdown
-from course.search.embeddings import (INSTALL_HINT, MODEL_ID, Embedder, MiniLM, ModelUnavailable, cosine,
-                                      load_model, model_available, model_dir, model_fingerprint, normalize)
+from course.search.embeddings import (
+    INSTALL_HINT,
+    MODEL_ID,
+    Embedder,
+    MiniLM,
+    ModelUnavailable,
+    cosine,
+    load_model,
+    model_available,
+    model_dir,
+    model_fingerprint,
+    normalize,
+)
 from course.search.evaluation import evaluate
 from course.search.index import DocIndex, Hit
 from course.search.lexical import BM25, words

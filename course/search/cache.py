@@ -43,9 +43,9 @@ class EmbeddingCache:
             try:
                 with np.load(self.path) as data:
                     keys = data["keys"].tolist()
-                    self.vectors = dict(zip(keys, data["vectors"]))
+                    self.vectors = dict(zip(keys, data["vectors"], strict=True))
                     days = data["used"].tolist() if "used" in data.files else [epoch_day()] * len(keys)
-                    self.used = dict(zip(keys, days))
+                    self.used = dict(zip(keys, days, strict=True))
             except Exception as e:  # a damaged cache only costs a re-embedding
                 print(f"Ignoring the damaged embedding cache {self.path} ({type(e).__name__}).", file=sys.stderr)
                 self.vectors, self.used = {}, {}
@@ -79,12 +79,15 @@ def embed_all(texts: list[str], embedder: Embedder, cache: EmbeddingCache, batch
     keys = [cache.key(t) for t in texts]
     missing = list(dict.fromkeys(k for k in keys if k not in cache.vectors))
     if missing:
-        todo = {k: t for k, t in zip(keys, texts)}
+        todo = dict(zip(keys, texts, strict=True))
         with tqdm(total=len(missing), desc="Embedding sections", unit="section", file=sys.stderr) as bar:
             for start in range(0, len(missing), batch):
                 chunk = missing[start:start + batch]
-                for k, v in zip(chunk, normalize(embedder.encode([todo[k] for k in chunk]))):
-                    cache.vectors[k] = v
+                vectors = normalize(embedder.encode([todo[k] for k in chunk]))
+                if len(vectors) != len(chunk):
+                    raise ValueError(f"an embedder must return one vector per text: got {len(vectors)} for "
+                                     f"{len(chunk)} texts")
+                cache.vectors.update(zip(chunk, vectors, strict=True))
                 bar.update(len(chunk))
     if cache.touch(keys) or missing:
         cache.save()

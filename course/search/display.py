@@ -12,7 +12,7 @@ def heatmap(rows: list[str], columns: list[str], scores: np.ndarray) -> str:
     low, high = float(np.min(scores)), float(np.max(scores))
     head = "".join(f"<th style='font-size:85%'>{escape(c)}</th>" for c in columns)
     body = []
-    for label, values in zip(rows, scores):
+    for label, values in zip(rows, scores, strict=True):
         cells = []
         for v in values:
             t = (float(v) - low) / ((high - low) or 1)  # 0 (lightest) .. 1 (darkest)

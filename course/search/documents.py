@@ -38,7 +38,9 @@ def parse_markdown(doc: str, markdown: str) -> list[Section]:
     (``` or ~~~) are text, even when they start with `#`.
     """
     title = doc.replace("-", " ").replace("_", " ").strip().capitalize() or doc
-    heading, lines, parts = OVERVIEW, [], []
+    heading = OVERVIEW
+    lines: list[str] = []
+    parts: list[tuple[str, list[str]]] = []  # (heading, its lines), in order
     fence = ""  # the marker of the code block we are in, if any
     for line in markdown.splitlines():
         marker = line.lstrip()[:3]

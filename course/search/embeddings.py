@@ -24,7 +24,8 @@ INSTALL_HINT = ("Install them with `.venv/bin/pip install sentence-transformers 
 
 
 class Embedder(Protocol):
-    name: str  # part of the cache key: vectors of different models never mix
+    @property
+    def name(self) -> str: ...  # part of the cache key: vectors of different models never mix
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 

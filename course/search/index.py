@@ -86,7 +86,7 @@ class DocIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """One score per section, in `self.sections` order."""
-        if self.mode == "embeddings":
+        if self.mode == "embeddings" and self.embedder is not None and self.vectors is not None:
             try:
                 q = normalize(self.embedder.encode([query]))[0]
                 return self.vectors @ q  # vectors have length 1: the dot product is the cosine
@@ -102,7 +102,7 @@ class DocIndex:
         if not isinstance(k, int) or k < 1:
             raise ToolError(f"k must be a whole number of results, at least 1 (got {k!r}).")
         scores = self.scores(query.strip())
-        best = np.argsort(-scores, kind="stable")[:k]  # stable: ties keep document order
+        best = [int(i) for i in np.argsort(-scores, kind="stable")[:k]]  # stable: ties keep document order
         if self.mode == "lexical":
             best = [i for i in best if scores[i] > 0]  # no shared word: not a match at all
         return [Hit(self.sections[i].doc, self.sections[i].heading, float(scores[i]),
