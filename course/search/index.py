@@ -102,9 +102,9 @@ class DocIndex:
         if not isinstance(k, int) or k < 1:
             raise ToolError(f"k must be a whole number of results, at least 1 (got {k!r}).")
         scores = self.scores(query.strip())
-        best = [int(i) for i in np.argsort(-scores, kind="stable")[:k]]  # stable: ties keep document order
+        best = np.argsort(-scores, kind="stable")[:k]  # stable: ties keep document order
         if self.mode == "lexical":
-            best = [i for i in best if scores[i] > 0]  # no shared word: not a match at all
+            best = best[scores[best] > 0]  # no shared word: not a match at all
         return [Hit(self.sections[i].doc, self.sections[i].heading, float(scores[i]),
                     excerpt(self.sections[i].text)) for i in best]
 
