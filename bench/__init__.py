@@ -1,1 +1,1 @@
-"""Benchmarks: `make bench` runs every module in this folder whose `main()` returns its `Figure`s (see `_figures.py`)."""
+"""Benchmarks: `make bench` runs every module here whose `main()` returns its `Figure`s (see `_figures.py`)."""
