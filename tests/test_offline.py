@@ -62,4 +62,4 @@ def test_no_other_file_sets_the_offline_variables():
     assert setting == []
     makefile = (ROOT / "Makefile").read_text()
     assert "OFFLINE := $(PY) -m course.offline" in makefile
-    assert all(f"$(OFFLINE) {target}" in makefile for target in ("pytest", "bench", "course.exercises"))
+    assert all(f"$(OFFLINE) {target}" in makefile for target in ("pytest", "bench", "course.grading"))
