@@ -38,6 +38,33 @@ def make(toolbox, approver, **policy_options):
     return guarded(toolbox.execute, policy=policy, approver=approver, log=log), log
 
 
+class Screen(list):
+    """What `IPython.display.display` was given (in order), and what each display was updated to."""
+
+    def __init__(self):
+        super().__init__()
+        self.now: dict[int, object] = {}
+
+    def __call__(self, obj, *, display_id=None, raw=False):
+        self.append(obj)
+        self.now[len(self) - 1] = obj
+        return Handle(self, len(self) - 1) if display_id else None
+
+
+class Handle:
+    def __init__(self, screen, index):
+        self.screen, self.index = screen, index
+
+    def update(self, obj, raw=False):
+        self.screen.now[self.index] = obj
+
+
+def screen(monkeypatch) -> Screen:
+    shown = Screen()
+    monkeypatch.setattr(IPython.display, "display", shown)
+    return shown
+
+
 def spy(toolbox):
     """An execute that records what reached the tools."""
     reached = []
@@ -68,8 +95,7 @@ async def test_rejected_action_never_reaches_the_tool(toolbox, store):
 
 
 async def test_a_timed_out_prompt_rejects_and_never_changes_the_store(toolbox, store, monkeypatch):
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    shown = screen(monkeypatch)
     store.load()
     before = store.path.read_bytes()
     run, log = make(toolbox, WidgetApprover(timeout=0.05))
@@ -83,8 +109,7 @@ async def test_a_timed_out_prompt_rejects_and_never_changes_the_store(toolbox, s
 
 @pytest.mark.parametrize("button, decision", [(0, "approved"), (1, "rejected")])
 async def test_the_widget_returns_the_clicked_answer_and_locks_its_buttons(monkeypatch, button, decision):
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    shown = screen(monkeypatch)
     approve = WidgetApprover(timeout=10)
     request = ApprovalRequest("issue_refund", {"order_id": "A1002", "amount": 32.5}, "write", "risk: write")
     task = asyncio.create_task(approve(request))
@@ -101,8 +126,7 @@ async def test_the_widget_returns_the_clicked_answer_and_locks_its_buttons(monke
 
 
 async def test_the_widget_escapes_what_the_model_wrote(monkeypatch):
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    shown = screen(monkeypatch)
     request = ApprovalRequest("create_ticket", {"message": "<img src=x onerror=alert(1)>"}, "write")
     with pytest.raises(ApprovalTimeout):
         await WidgetApprover(timeout=0.01)(request)
@@ -241,7 +265,7 @@ async def test_terminal_in_a_notebook_that_cannot_type_says_to_use_the_buttons(m
         raise StdinNotImplementedError("raw_input was called, but this frontend does not support input requests.")
 
     monkeypatch.setattr("builtins.input", no_keyboard)
-    monkeypatch.setattr("course.approval.in_kernel", lambda: True)
+    monkeypatch.setattr("course.approval.kernel.in_kernel", lambda: True)
     run, log = make(toolbox, TerminalApprover(timeout=1))
     with pytest.raises(ApprovalFailed, match="cannot read the keyboard .* Use COURSE_APPROVER=widget in JupyterLab"):
         await run("issue_refund", REFUND)
@@ -344,7 +368,7 @@ def test_the_approver_is_chosen_from_the_environment(monkeypatch, env, in_kernel
         monkeypatch.delenv(var, raising=False)
     for var, value in env.items():
         monkeypatch.setenv(var, value)
-    monkeypatch.setattr("course.approval.in_kernel", lambda: in_kernel)
+    monkeypatch.setattr("course.approval.kernel.in_kernel", lambda: in_kernel)
     monkeypatch.setattr("sys.stdin.isatty", lambda: tty, raising=False)
     assert type(choose_approver(scripted=[True], timeout=7)) is expected
 
