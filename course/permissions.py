@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from course.show import printable
+
 Risk = Literal["read", "write"]
 Decision = Literal["allow", "deny", "ask"]
 # A rule looks at one call and returns a decision, or None to leave it to the next rule.
@@ -164,7 +166,7 @@ class DecisionLog:
 
     def rows(self) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
-        return [{"#": i, "tool": e.tool, "arguments": _short(e.arguments), "decision": e.decision,
+        return [{"#": i, "tool": printable(e.tool), "arguments": _short(e.arguments), "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
                  "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
 
@@ -176,5 +178,5 @@ class DecisionLog:
 
 
 def _short(arguments: dict, width: int = 60) -> str:
-    text = json.dumps(arguments, ensure_ascii=False)
+    text = printable(json.dumps(arguments, ensure_ascii=False))  # a model wrote them: nothing may redraw the line
     return text if len(text) <= width else text[:width - 1] + "…"

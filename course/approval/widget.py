@@ -36,9 +36,9 @@ class WidgetApprover:
             try:
                 approved = await asyncio.wait_for(choice, self.timeout)
             except TimeoutError:
-                prompt.close(f"<b>timed out</b>: no decision within {self.timeout:.0f} s, so it counts as "
+                prompt.close(f"<b>timed out</b>: no decision within {self.timeout:g} s, so it counts as "
                              f"rejected; {RETRY}")
-                raise ApprovalTimeout(f"no click within {self.timeout:.0f} s") from None
+                raise ApprovalTimeout(f"no click within {self.timeout:g} s") from None
             except asyncio.CancelledError:
                 prompt.close(f"<b>interrupted</b>: {RETRY}")
                 raise
@@ -67,7 +67,7 @@ class Prompt:
         self.no = w.Button(description="Reject", button_style="danger", icon="times")
         self.ok.on_click(on(True))
         self.no.on_click(on(False))
-        self.status = w.HTML(f"Waiting for your decision (rejected automatically after {timeout:.0f} s)…")
+        self.status = w.HTML(f"Waiting for your decision (rejected automatically after {timeout:g} s)…")
         self.box = _box_class()([w.HTML(request.html()), w.HBox([self.ok, self.no]), self.status])
         self.box.text = f"Approval prompt: {request} [{request.risk}]"
         marker = f"course-approval-{secrets.token_hex(4)}"
