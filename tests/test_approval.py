@@ -3,6 +3,7 @@
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,8 @@ from pathlib import Path
 import IPython.display
 import pytest
 
-from course.approval import (ApprovalFailed, ApprovalRequest, ApprovalsExhausted, ApprovalTimeout, AutoApprover,
-                             ScriptedApprover, TerminalApprover, WidgetApprover, choose_approver, guarded)
+from course.approval import (ApprovalFailed, ApprovalInterrupted, ApprovalRequest, ApprovalsExhausted, ApprovalTimeout,
+                             AutoApprover, ScriptedApprover, TerminalApprover, WidgetApprover, choose_approver, guarded)
 from course.permissions import DecisionLog, Policy
 from course.shop import get_order_status
 from course.store import ShopStore
@@ -549,3 +550,76 @@ async def test_the_widget_shows_forged_keys_escaped_and_as_html(monkeypatch):
         assert "<script>" not in text and "<b>note" not in text and "&lt;script&gt;" in text
     for text in (shown[0].children[0].value, shown.now[0]["text/html"], shown.now[0]["text/plain"], repr(shown[0])):
         assert shows_only_printable_text(text) and "\\x1b[2K" in text and "\\u202e" in text
+
+
+async def wait_for_prompt(shown, task):
+    for _ in range(1000):
+        if shown or task.done():
+            break
+        await asyncio.sleep(0.005)
+    assert shown, f"no prompt was displayed ({task.exception() if task.done() else 'still waiting'})"
+
+
+async def test_interrupt_ends_a_waiting_prompt_at_once_with_a_one_line_message(monkeypatch, toolbox, store):
+    shown = screen(monkeypatch)
+    store.load()
+    before = store.path.read_bytes()
+    run, log = make(toolbox, WidgetApprover(timeout=600))
+    task = asyncio.create_task(run("cancel_order", CANCEL))
+    await wait_for_prompt(shown, task)
+    os.kill(os.getpid(), signal.SIGINT)  # what JupyterLab's Interrupt button sends the kernel
+    with pytest.raises(ApprovalInterrupted) as stopped:
+        await asyncio.wait_for(task, 10)
+    assert stopped.value._render_traceback_() == [
+        "Interrupted: the prompt for cancel_order was cancelled, so nothing was run."]
+    assert [e.decision for e in log] == ["interrupted"] and store.path.read_bytes() == before
+    text, buttons, status = shown[0].children
+    assert all(b.disabled for b in buttons.children) and "interrupted" in status.value
+    assert "interrupted" in shown.now[0]["text/plain"]
+
+
+async def test_after_a_prompt_sigint_is_back_with_its_usual_handler(monkeypatch):
+    screen(monkeypatch)
+    usual = signal.getsignal(signal.SIGINT)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", {}, "write"))
+    assert signal.getsignal(signal.SIGINT) is usual
+
+
+async def test_a_prompt_nobody_answers_says_what_happened_and_how_to_ask_again(monkeypatch):
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", {"order_id": "A1002"}, "write"))
+    for text in (shown[0].children[2].value, shown.now[0]["text/html"], shown.now[0]["text/plain"]):
+        assert "timed out" in text and "counts as rejected" in text and "nothing was run" in text
+        assert "run this cell again" in text
+
+
+def test_a_prompt_nobody_sees_costs_a_minute_not_five(monkeypatch):
+    monkeypatch.setenv("COURSE_APPROVER", "widget")
+    assert choose_approver().timeout <= 60
+    assert WidgetApprover().timeout <= 60
+
+
+async def test_a_decided_prompt_leaves_text_that_reads_right_without_the_widget(monkeypatch):
+    shown = screen(monkeypatch)
+    approve = WidgetApprover(timeout=10)
+    task = asyncio.create_task(approve(ApprovalRequest("issue_refund", {"order_id": "A1002"}, "write")))
+    await wait_for_prompt(shown, task)
+    assert repr(shown[0]) == "Approval prompt: issue_refund(order_id='A1002') [write]"  # stored next to the widget
+    shown[0].children[1].children[0].click()
+    assert await asyncio.wait_for(task, 5) is True
+    final = shown.now[0]
+    assert "application/vnd.jupyter.widget-view+json" not in final  # reopened later: no "model not found"
+    assert final["text/plain"] == "Approval prompt: issue_refund(order_id='A1002') [write]. Decision: approved"
+    assert "Decision: <b>approved</b>" in final["text/html"]
+
+
+async def test_a_waiting_prompt_scrolls_itself_into_view_and_the_script_goes_afterwards(monkeypatch):
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", {}, "write"))
+    marker = next(c for c in shown[0]._dom_classes if c.startswith("course-approval-"))
+    script = shown[1].data
+    assert "scrollIntoView" in script and f'".{marker}"' in script
+    assert shown.now[1] == {"text/plain": ""}
