@@ -11,8 +11,19 @@ from pathlib import Path
 import IPython.display
 import pytest
 
-from course.approval import (ApprovalFailed, ApprovalInterrupted, ApprovalRequest, ApprovalsExhausted, ApprovalTimeout,
-                             AutoApprover, ScriptedApprover, TerminalApprover, WidgetApprover, choose_approver, guarded)
+from course.approval import (
+    ApprovalFailed,
+    ApprovalInterrupted,
+    ApprovalRequest,
+    ApprovalsExhausted,
+    ApprovalTimeout,
+    AutoApprover,
+    ScriptedApprover,
+    TerminalApprover,
+    WidgetApprover,
+    choose_approver,
+    guarded,
+)
 from course.permissions import DecisionLog, Policy
 from course.shop import get_order_status
 from course.store import ShopStore
@@ -104,7 +115,7 @@ async def test_a_timed_out_prompt_rejects_and_never_changes_the_store(toolbox, s
     assert "nobody approved this action in time" in reply and "do not retry without a new request" in reply
     assert store.path.read_bytes() == before and store.order("A1003")["status"] == "processing"
     assert [(e.decision, e.decided_by) for e in log] == [("timed out", "human (buttons)")]
-    text, buttons, status = shown[0].children
+    _text, buttons, status = shown[0].children
     assert all(b.disabled for b in buttons.children) and "timed out" in status.value
 
 
@@ -573,7 +584,7 @@ async def test_interrupt_ends_a_waiting_prompt_at_once_with_a_one_line_message(m
     assert stopped.value._render_traceback_() == [
         "Interrupted: the prompt for cancel_order was cancelled, so nothing was run."]
     assert [e.decision for e in log] == ["interrupted"] and store.path.read_bytes() == before
-    text, buttons, status = shown[0].children
+    _text, buttons, status = shown[0].children
     assert all(b.disabled for b in buttons.children) and "interrupted" in status.value
     assert "interrupted" in shown.now[0]["text/plain"]
 

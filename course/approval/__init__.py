@@ -27,10 +27,25 @@ how it is shown: everything a model wrote is escaped before a human reads it.
 """
 
 from course.approval.choose import APPROVERS, choose_approver
-from course.approval.guard import DENIED, NOT_OFFERED, REJECTED, TIMED_OUT, UNREADABLE, Guarded, guarded
+from course.approval.guard import (
+                                     DENIED,
+                                     NOT_OFFERED,
+                                     REJECTED,
+                                     TIMED_OUT,
+                                     UNREADABLE,
+                                     Guarded,
+                                     guarded,
+)
 from course.approval.kernel import in_kernel, require_ipykernel_74
-from course.approval.request import (DEFAULT_TIMEOUT, ApprovalFailed, ApprovalInterrupted, ApprovalRequest,
-                                     ApprovalsExhausted, ApprovalTimeout, Approver)
+from course.approval.request import (
+                                     DEFAULT_TIMEOUT,
+                                     ApprovalFailed,
+                                     ApprovalInterrupted,
+                                     ApprovalRequest,
+                                     ApprovalsExhausted,
+                                     ApprovalTimeout,
+                                     Approver,
+)
 from course.approval.scripted import AutoApprover, ScriptedApprover
 from course.approval.terminal import TerminalApprover
 from course.approval.widget import WidgetApprover

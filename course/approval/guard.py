@@ -10,7 +10,12 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
-from course.approval.request import ApprovalFailed, ApprovalInterrupted, ApprovalRequest, Approver
+from course.approval.request import (
+    ApprovalFailed,
+    ApprovalInterrupted,
+    ApprovalRequest,
+    Approver,
+)
 from course.permissions import DecisionLog, Policy, RuleError, Verdict
 from course.tools import Tool, Toolbox, explain_validation
 

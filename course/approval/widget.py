@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from course.approval.kernel import interrupt_calls, require_ipykernel_74
-from course.approval.request import DEFAULT_TIMEOUT, ApprovalInterrupted, ApprovalRequest, ApprovalTimeout
+from course.approval.request import (
+    DEFAULT_TIMEOUT,
+    ApprovalInterrupted,
+    ApprovalRequest,
+    ApprovalTimeout,
+)
 
 RETRY = "nothing was run. To be asked again, run this cell again."
 
