@@ -634,3 +634,64 @@ async def test_a_waiting_prompt_scrolls_itself_into_view_and_the_script_goes_aft
     script = shown[1].data
     assert "scrollIntoView" in script and f'".{marker}"' in script
     assert shown.now[1] == {"text/plain": ""}
+
+
+TERMINAL_PROGRAM = """\
+import asyncio
+from course.approval import TerminalApprover, guarded
+from course.permissions import DecisionLog, Policy
+
+log = DecisionLog()
+run = guarded(lambda name, arguments: "RAN " + name, policy=Policy({}), approver=TerminalApprover(timeout=5), log=log)
+
+async def main():
+    print(await run("issue_refund", "{}"))
+    print(await run("cancel_order", "{}"))
+
+try:
+    asyncio.run(main())
+except KeyboardInterrupt:
+    print("STOPPED")
+print("LOG", [e.decision for e in log])
+"""
+
+
+def test_on_a_real_terminal_enter_answers_and_ctrl_c_stops_the_run(tmp_path):
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a program whose stdin and stdout are a terminal
+        os.chdir(Path(__file__).parent.parent)
+        os.execv(sys.executable, [sys.executable, "-c", TERMINAL_PROGRAM])
+    seen = b""
+
+    def read_until(text: bytes, seconds: float = 30) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + seconds
+        while text not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:  # the child exited
+                    return
+
+    try:
+        read_until(b"Approve? [y/N]")
+        os.write(fd, b"y\r")
+        read_until(b"RAN issue_refund")
+        read_until(b"cancel_order() [write]. Approve? [y/N]")
+        os.write(fd, b"\x03")  # Ctrl+C
+        read_until(b"LOG")
+        read_until(b"]")
+    finally:
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):
+            read_until(b"never printed", 5)  # let it finish writing, then stop it if it hangs
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        os.close(fd)
+    text = seen.decode(errors="replace")
+    assert "RAN issue_refund" in text and "RAN cancel_order" not in text and "STOPPED" in text
+    assert "LOG ['approved', 'interrupted']" in text
