@@ -158,4 +158,4 @@ def _params_lookup(execute: Execute, tools: Toolbox | Iterable[Tool] | dict[str,
 
 
 def _who(approver: Approver) -> str:
-    return getattr(approver, "who", None) or getattr(approver, "__name__", type(approver).__name__)
+    return str(getattr(approver, "who", None) or getattr(approver, "__name__", type(approver).__name__))

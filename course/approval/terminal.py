@@ -49,7 +49,7 @@ async def _ask(keys, question: str) -> str | None:
     on_screen = sys.stdout is not None and sys.stdout.isatty()
     if not on_screen:  # prompt_toolkit would draw with escape codes into a file or pipe
         print(question, end="", flush=True)
-    session = PromptSession(input=keys, output=None if on_screen else DummyOutput())
+    session: PromptSession[str] = PromptSession(input=keys, output=None if on_screen else DummyOutput())
     try:
         return await session.prompt_async(question if on_screen else "")
     except EOFError:  # stdin closed, or Ctrl+D: nobody can approve

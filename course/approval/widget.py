@@ -36,8 +36,13 @@ class WidgetApprover:
     async def __call__(self, request: ApprovalRequest) -> bool:
         require_ipykernel_74()
         choice: asyncio.Future[bool | None] = asyncio.get_running_loop().create_future()
-        prompt = Prompt(request, self.timeout, answer=lambda value: choice.done() or choice.set_result(value))
-        with interrupt_calls(lambda: choice.done() or choice.set_result(None)):
+
+        def settle(value: bool | None) -> None:  # the first click, or Interrupt, decides
+            if not choice.done():
+                choice.set_result(value)
+
+        prompt = Prompt(request, self.timeout, answer=settle)
+        with interrupt_calls(lambda: settle(None)):
             try:
                 approved = await asyncio.wait_for(choice, self.timeout)
             except TimeoutError:
@@ -64,8 +69,9 @@ class Prompt:
         loop = asyncio.get_running_loop()
 
         def on(value: bool) -> Callable[[Any], None]:
-            # A click may arrive on another thread; hand it to the loop that awaits it.
-            return lambda _button: loop.call_soon_threadsafe(answer, value)
+            def clicked(_button: Any) -> None:  # a click may arrive on another thread: hand it to the loop
+                loop.call_soon_threadsafe(answer, value)
+            return clicked
 
         self.request = request
         self.ok = w.Button(description="Approve", button_style="success", icon="check")
