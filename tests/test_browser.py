@@ -267,6 +267,28 @@ def test_approve_then_reject_in_jupyterlab_changes_the_store_only_for_the_approv
     assert lab.kernels and not [pid for pid in lab.kernels if alive(pid)], "a kernel outlived the test"
 
 
+def interrupt(page, until) -> None:
+    """Kernel > Interrupt Kernel until `until` shows: right after a reload the menu item may not act yet."""
+    from playwright.sync_api import TimeoutError as NotYet
+
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        page.get_by_role("menuitem", name="Kernel", exact=True).click(timeout=WAIT_MS)
+        page.locator('li[data-command="kernelmenu:interrupt"]').click()
+        try:
+            until.wait_for(state="visible", timeout=5_000)
+            return
+        except NotYet:
+            assert time.monotonic() < deadline, "Interrupt did not end the wait"
+
+
+def saved_with_prompt(path: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while "application/vnd.jupyter.widget-view+json" not in path.read_text():
+        assert time.monotonic() < deadline, "JupyterLab did not save the notebook with its prompt"
+        time.sleep(0.2)
+
+
 def dismiss_news(page) -> None:
     """JupyterLab may ask whether to fetch its news; the toast can cover buttons."""
     no = page.get_by_role("button", name="No", exact=True)
@@ -349,6 +371,68 @@ def test_after_run_all_a_waiting_prompt_is_on_screen_a_missed_one_ends_soon_and_
                 browser.close()
         store = ShopStore(store_path)
         assert store.refunds() == [] and store.order("A1003")["status"] == "processing"
+    finally:
+        lab.stop()
+    assert lab.process.poll() is not None, "JupyterLab is still running"
+
+
+AFTER_RELOAD = """\\
+second = await execute("cancel_order", '{"order_id": "A1003", "reason": "Ordered twice."}')
+print("second:", second)
+"""
+
+
+@pytest.mark.browser
+def test_a_prompt_waiting_when_the_tab_reloads_can_still_be_answered_or_cancelled(tmp_path):
+    chromium = require_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    root, home = tmp_path / "lab", tmp_path / "home"
+    root.mkdir()
+    store_path = tmp_path / "shop.json"
+    new = nbformat.v4.new_code_cell
+    write_notebook(root / "reload.ipynb", store_path,
+                   [new(SETUP.format(store=str(store_path)).replace("timeout=120", "timeout=600")),
+                    new(UNANSWERED), new(AFTER_RELOAD)])
+    lab = Lab(root, home)
+    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
+    lab.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch_persistent_context(
+                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+            try:
+                page = browser.pages[0] if browser.pages else browser.new_page()
+                page.set_default_timeout(WAIT_MS)
+                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/reload.ipynb"
+                          f"?reset&token={lab.token}")
+                idle = page.get_by_role("button", name="Python (course) | Idle")
+                expect(idle).to_be_visible(timeout=WAIT_MS)
+                lab.kernels |= set(children(lab.process.pid))
+                dismiss_news(page)
+                page.get_by_role("menuitem", name="Run", exact=True).click()
+                page.locator('li[data-command="runmenu:run-all"]').click()
+                approve = page.get_by_role("button", name="Approve", disabled=False)
+                expect(approve).to_be_visible(timeout=WAIT_MS)
+
+                # Reloaded before any save: the buttons are gone, and Interrupt frees the kernel at once.
+                page.reload()
+                interrupt(page, until=idle)
+
+                # Saved while waiting (as JupyterLab's autosave does), then reloaded: the prompt answers.
+                page.locator(".jp-Notebook .jp-CodeCell").nth(2).locator(".jp-InputArea-prompt").click()
+                page.keyboard.press("Shift+Enter")
+                expect(approve).to_be_visible(timeout=WAIT_MS)
+                page.keyboard.press("Control+s")
+                saved_with_prompt(root / "reload.ipynb")
+                page.reload()
+                approve.click(timeout=WAIT_MS)
+                expect(page.get_by_text("approved", exact=True)).to_be_visible(timeout=WAIT_MS)
+                expect(idle).to_be_visible(timeout=WAIT_MS)
+            finally:
+                browser.close()
+        store = ShopStore(store_path)
+        assert store.refunds() == [] and store.order("A1003")["status"] == "cancelled"
     finally:
         lab.stop()
     assert lab.process.poll() is not None, "JupyterLab is still running"

@@ -78,7 +78,8 @@ class Prompt:
         self.no = w.Button(description="Reject", button_style="danger", icon="times")
         self.ok.on_click(on(True))
         self.no.on_click(on(False))
-        self.status = w.HTML(f"Waiting for your decision (rejected automatically after {timeout:g} s)…")
+        self.status = w.HTML(f"Waiting for your decision (rejected automatically after {timeout:g} s; "
+                              "Interrupt ■ stops waiting)…")
         self.box = _box_class()([w.HTML(request.html()), w.HBox([self.ok, self.no]), self.status])
         self.box.text = f"Approval prompt: {request} [{request.risk}]"
         marker = f"course-approval-{secrets.token_hex(4)}"
@@ -96,7 +97,7 @@ class Prompt:
                                "text/plain": plain}, raw=True)
         if self.scroll is not None:
             self.scroll.update({"text/plain": ""}, raw=True)
-        self.box.close()
+        # The widget stays open: a tab reloaded from a file saved while it waited still shows it, decided.
 
 
 @functools.cache
