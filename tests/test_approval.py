@@ -631,8 +631,8 @@ async def test_a_waiting_prompt_scrolls_itself_into_view_and_the_script_goes_aft
     with pytest.raises(ApprovalTimeout):
         await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", {}, "write"))
     marker = next(c for c in shown[0]._dom_classes if c.startswith("course-approval-"))
-    script = shown[1].data
-    assert "scrollIntoView" in script and f'".{marker}"' in script
+    script = shown[1]["application/javascript"]
+    assert shown[1]["text/plain"] == "" and "scrollIntoView" in script and f'".{marker}"' in script
     assert shown.now[1] == {"text/plain": ""}
 
 

@@ -85,7 +85,9 @@ class Prompt:
         marker = f"course-approval-{secrets.token_hex(4)}"
         self.box.add_class(marker)
         self.shown = display(self.box, display_id=True)
-        self.scroll = display(scroll_into_view(marker), display_id=True)
+        # Empty text beside the script: a tab reopened later, which does not run it, shows nothing.
+        self.scroll = display({"application/javascript": scroll_into_view(marker), "text/plain": ""},
+                              raw=True, display_id=True)
 
     def close(self, decision: str) -> None:
         """Lock the buttons and leave plain text behind: it still reads right after save and reopen."""
@@ -115,11 +117,9 @@ def _box_class() -> type:
     return PromptBox
 
 
-def scroll_into_view(marker: str) -> Any:
+def scroll_into_view(marker: str) -> str:
     """Script for JupyterLab: bring the prompt on screen (Run All leaves the view at the last cell)."""
-    from IPython.display import Javascript
-
-    return Javascript(f"""
+    return f"""
 (function () {{
   let tries = 0;
   const timer = setInterval(function () {{
@@ -130,4 +130,4 @@ def scroll_into_view(marker: str) -> Any:
     }}
   }}, 100);
 }})();
-""")
+"""
