@@ -64,5 +64,16 @@ class ApprovalsExhausted(ApprovalFailed):
     """A scripted approver was asked more often than it has answers: the notebook or test is wrong."""
 
 
+class ApprovalInterrupted(ApprovalFailed):
+    """Someone pressed Interrupt (or Ctrl+C) while a prompt waited: nothing was run, and the run stops.
+
+    Not a `KeyboardInterrupt`: asyncio lets that escape the event loop, which would stop the kernel's.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows these lines instead of a traceback: the learner pressed Interrupt on purpose.
+        return [f"Interrupted: {self}"]
+
+
 class StoreError(CourseError):
     """The store file cannot be used as it is; the message says how to fix it (lesson 4)."""
