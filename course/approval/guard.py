@@ -113,7 +113,7 @@ class Guarded:
             return None
         except BaseException as e:  # a broken approver, or the wait was interrupted
             self.log.record(request.tool, request.arguments, _outcome(e), who, request.reason)
-            if isinstance(e, Exception):
+            if isinstance(e, Exception) and not isinstance(e, ApprovalFailed):  # ours already says what to do
                 raise ApprovalFailed(f"The approver {who} failed while asking about {request}: "
                                      f"{type(e).__name__}: {e} Nothing was run.") from e
             raise
