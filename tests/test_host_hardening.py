@@ -238,3 +238,14 @@ async def test_parallel_calls_each_settle_their_own_log_entry():
     assert outcomes == {"23:00": ("rejected by the server", False), "09:00": ("ran", True)}
     assert replies[1] == "booked"
 
+
+
+def test_a_call_refused_as_too_large_tells_the_model_to_send_less_not_that_the_tool_is_unavailable():
+    from course.host.errors import CallRejected, Observed, explain
+    from course.host.replies import call_failed
+
+    error = explain(RuntimeError("413"), "shop", "http://127.0.0.1:8000/mcp", Observed(http_status=413),
+                    during="calling issue_refund")
+    reply = call_failed(error, "issue_refund", read_only=False)
+    assert isinstance(error, CallRejected) and "413" in reply and "It was not run" in reply
+    assert "not available right now" not in reply and "may or may not have run" not in reply

@@ -94,6 +94,9 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
         else:
             check = "the path: Streamable HTTP servers usually answer at /mcp, e.g. http://127.0.0.1:8000/mcp."
         return ServerError(server, f"there is no MCP endpoint at {where} (404 Not Found).", check)
+    if status == 413 and during != "connecting":  # turned away for its size before it ran
+        return CallRejected(server, "the server refused the call as too large (HTTP 413 Content Too Large).",
+                            "the server's request size limit; a tool that needs more data should read it itself.")
     if status == 421:
         return ServerError(server, "the server rejected the Host header (421): DNS-rebinding protection.",
                            "connect with the host name the server was started with (127.0.0.1 or localhost).")
