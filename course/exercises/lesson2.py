@@ -63,16 +63,21 @@ def check_limit_reached(limit_reached):
     rng = random.Random()
 
     def ask(limits, *, tool_steps=0, tokens=0, elapsed=0.0, next_cost=100):
-        got = limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=elapsed, next_cost=next_cost)
+        try:
+            got = limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=elapsed, next_cost=next_cost)
+        except TypeError as e:
+            if limits.max_seconds is None and "NoneType" in str(e):
+                raise NotYet("max_seconds may be None, which means no clock: compare elapsed with it only when "
+                             "limits.max_seconds is not None.") from None
+            raise
         if got is not None and got not in STOPS:
             raise NotYet(f"limit_reached should return None (go on) or one of {', '.join(map(repr, STOPS))}; "
                          f"got {got!r}.")
         return got
 
-    for _ in range(4):
+    for clock in rng.sample([None, None, rng.uniform(0.5, 30.0), rng.uniform(0.5, 30.0)], 4):
         steps, budget = rng.randint(1, 9), rng.randint(20, 90) * 100
         cost = rng.randint(1, budget // 4)
-        clock = rng.choice([None, rng.uniform(0.5, 30.0)])
         limits = Limits(max_steps=steps, max_tokens=budget, max_seconds=clock)
         room = budget - 2 * cost  # the most tokens that still leave room for this step and a finish as big
         fine = dict(tool_steps=steps - 1, tokens=rng.randint(0, room), elapsed=(clock or 60.0) * 0.5, next_cost=cost)
@@ -184,7 +189,7 @@ def check_agent_loop(run_loop):
         script = dict(tools=tools, steps=steps, answer=answer, parallel=parallel)
         limits = Limits(max_steps=steps + rng.randint(1, 3), max_tokens=1_000_000)
         (got, reason, tokens), requests, ran = _loop(run_loop, script, limits, salt=salt)
-        (_, _, want_tokens), want_requests = _expected(script, limits, salt=salt)
+        (_, _, want_tokens, _), want_requests = _expected(script, limits, salt=salt)
         if len(requests) < len(want_requests):
             raise NotYet("a model that makes a few tool steps and then answers was stopped early: with fewer "
                          "tool steps than max_steps done, go on. Count a tool step when a response has tool calls.")
@@ -212,17 +217,21 @@ def check_agent_loop(run_loop):
             raise NotYet("with a model that never stops calling tools, your loop made more tool steps than "
                          "max_steps allows. Check before every request: once tool_steps == max_steps, stop.")
         if len(requests) < max_steps:
-            raise NotYet("with a model that never stops calling tools, your loop stopped before it had made "
+            raise NotYet("with a model that never stops calling tools, your loop stopped early, before it had made "
                          "max_steps tool steps. Count one tool step per response with tool calls, from 0.")
         if reason != "max_steps" or got is not None:
             raise NotYet(f"when the step limit stops the run, return (None, 'max_steps', tokens); got "
                          f"{(got, reason)!r:.80}.")
 
-    # The token budget, against the loop it should behave like.
-    for _ in range(2):
-        limits = Limits(max_steps=30, max_tokens=rng.randint(12, 60) * 100, reply_tokens=rng.randint(5, 40) * 10)
+    # The token budget, against the loop it should behave like: a budget that just fits a step and a finish
+    # after a few steps, one that is a token short of that, and one at random.
+    reply = rng.randint(5, 40) * 10
+    (_, _, used, cost), _ = _expected(restless, Limits(max_steps=rng.randint(1, 3), max_tokens=10**6,
+                                                       reply_tokens=reply), salt=salt)
+    for budget in (used + 2 * cost, used + 2 * cost - 1, rng.randint(12, 60) * 100):
+        limits = Limits(max_steps=30, max_tokens=budget, reply_tokens=reply)
         (got, reason, tokens), requests, _ = _loop(run_loop, restless, limits, salt=salt)
-        (_, _, want_tokens), want_requests = _expected(restless, limits, salt=salt)
+        (_, _, want_tokens, _), want_requests = _expected(restless, limits, salt=salt)
         if len(requests) > len(want_requests):
             raise NotYet("with a token budget, your loop sent a request the budget could not afford. Check "
                          "*before* each request: stop if tokens + 2 × next_cost > max_tokens, where next_cost = "

@@ -72,7 +72,9 @@ def stepper(tools: list[dict], steps: int | None, answer: str, nonce: str, paral
 
 
 def reference_run(client, model: str, messages: list[dict], tools: list[dict], execute, limits) -> tuple:
-    """The loop the checks compare with: what a correct solution sends, step by step."""
+    """The loop the checks compare with: what a correct solution sends, step by step.
+
+    Returns (answer, stop_reason, tokens, the estimated cost of the request it did not send)."""
     import time
 
     from course.agent import limit_reached, prompt_estimate
@@ -83,12 +85,12 @@ def reference_run(client, model: str, messages: list[dict], tools: list[dict], e
         stop = limit_reached(limits, tool_steps=steps, tokens=tokens, elapsed=time.perf_counter() - start,
                              next_cost=cost)
         if stop:
-            return None, stop, tokens
+            return None, stop, tokens, cost
         response = client.chat.completions.create(model=model, messages=messages, tools=tools)
         tokens += response.usage.total_tokens
         message = response.choices[0].message
         if not message.tool_calls:
-            return message.content, "done", tokens
+            return message.content, "done", tokens, None
         messages.append(message.model_dump(exclude_none=True))
         messages += [{"role": "tool", "tool_call_id": c.id, "content": execute(c.function.name, c.function.arguments)}
                      for c in message.tool_calls]
