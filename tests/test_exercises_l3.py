@@ -157,6 +157,16 @@ def test_sections_refuses_a_split_that_only_looks_right(old, new, hint):
     fails_with("l3-sections", swap("l3-sections", old, new), hint)
 
 
+def test_sections_refuses_handing_the_work_to_the_courses_parser():
+    fails_with("l3-sections", """
+        from course.search import parse_markdown
+
+
+        def split_sections(doc, markdown):
+            return parse_markdown(doc, markdown)
+    """, "write the split yourself")
+
+
 # -- l3-rank -------------------------------------------------------------------------------------
 def test_rank_accepts_a_loop_over_rows_in_plain_python():
     passes("l3-rank", '''
@@ -259,7 +269,8 @@ def test_hit_at_k_accepts_asking_for_more_hits_and_keeping_the_first_k():
     ("return answered / len(questions)", "return answered", "divide by the number of questions"),
     ('good = {(q["doc"], q["section"])}', 'q.setdefault("also", [])\n        good = {(q["doc"], q["section"])}',
      "changed the questions"),
-], ids=["off-by-one-short", "off-by-one-long", "also-ignored", "a-count", "mutates-questions"])
+    ('search(q["question"], k)[:k]', 'search(q["question"])[:k]', "search was called without k"),
+], ids=["off-by-one-short", "off-by-one-long", "also-ignored", "a-count", "mutates-questions", "no-k"])
 def test_hit_at_k_refuses_a_score_that_only_looks_right(old, new, hint):
     fails_with("l3-hit-at-k", swap("l3-hit-at-k", old, new), hint)
 

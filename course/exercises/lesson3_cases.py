@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -170,13 +171,14 @@ def question_set(rng: random.Random, k: int, kinds: list[str] | None = None) -> 
 
     docs = [f"{w}-{i}" for i, w in enumerate(rng.sample(WORDS, 6))]
     headings = ["Overview", "Time limits", "Fees", "Contact", "Exceptions", "Steps", "Costs"]
-    questions, ranked = [], {}
+    questions: list[dict] = []
+    ranked: dict[str, list] = {}
     kinds = list(kinds or KINDS + rng.choices(KINDS, k=rng.randint(2, 5)))
     rng.shuffle(kinds)
     for n, kind in enumerate(kinds):
         doc, other = rng.sample(docs, 2)
         section, also = rng.sample(headings, 2)
-        q = {"question": f"Question {n}: {sentence(rng, 5)}", "doc": doc, "section": section}
+        q: dict[str, Any] = {"question": f"Question {n}: {sentence(rng, 5)}", "doc": doc, "section": section}
         if kind in ("also-only", "both") or rng.random() < 0.3:
             q["also"] = [also]
         others = [h for h in headings if h not in (section, also)]
