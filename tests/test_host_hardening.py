@@ -3,10 +3,10 @@
 import asyncio
 
 import pytest
-from servers import growing, shopfront, third_party
 
 from course.approval import ScriptedApprover
 from course.host import McpHost, in_memory
+from servers import growing, shopfront, third_party
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 
@@ -47,8 +47,8 @@ async def test_each_schema_problem_gets_its_own_line():
 
 
 async def test_a_control_character_in_an_unknown_key_is_refused_by_a_schema_that_forbids_extras():
-    from mcp.server import Server
     import mcp.types as types
+    from mcp.server import Server
 
     calls = []
     strict = types.Tool(name="issue_refund", input_schema={

@@ -20,7 +20,8 @@ def test_the_lock_pins_every_declared_package_exactly():
     for spec in set(PROJECT["dependencies"]) | set(PROJECT["optional-dependencies"]["dev"]):
         name = re.split(r"[<>=!\[ ;]", spec, maxsplit=1)[0].lower().replace("_", "-")
         assert name in lock, f"{name} is not pinned in requirements.lock"
-    assert lock["torch"] == "2.13.0", "torch stays at 2.13.0: the CI machine has its CPU wheel; other versions pull a CUDA build"
+    assert lock["torch"] == "2.13.0", ("torch stays at 2.13.0: the CI machine has its CPU wheel; "
+                                       "other versions pull a CUDA build")
 
 
 def test_the_sdk_majors_are_the_ones_the_lessons_teach():
