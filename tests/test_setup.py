@@ -1,6 +1,7 @@
 """The set-up files agree with each other, so `make` and conda give the same environment."""
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -33,3 +34,13 @@ def test_ci_runs_make_test_and_the_readme_names_the_two_commands():
     assert "make test" in (ROOT / ".ci/run").read_text()
     readme = (ROOT / "README.md").read_text()
     assert readme.index("make lab") < readme.index("OPENAI_API_KEY") and "make test" in readme
+
+
+def test_make_test_runs_the_static_gate_before_any_test():
+    planned = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    lines = planned.splitlines()
+    ruff = next(i for i, line in enumerate(lines) if "ruff check" in line)
+    mypy = next(i for i, line in enumerate(lines) if "mypy course" in line)
+    tests = next(i for i, line in enumerate(lines) if "pytest tests" in line)
+    assert ruff < tests and mypy < tests
+    assert all(name in lines[ruff] for name in ("course", "tests", "bench", "tools", "solutions"))
