@@ -51,6 +51,7 @@ GIVEN_RESULT = GIVEN_CONVERT + """
 from course import show
 """
 GIVEN_EXECUTE = GIVEN_RESULT + """
+import mcp.types as types
 from course.host import result_text
 """
 
