@@ -99,8 +99,8 @@ def listed(list_tools: Any, server: Any, allow: set[str]) -> tuple[list[str], se
 
 @exercise("l6-list-tools", lesson=6, given=GIVEN_LIST)
 def check_list_tools(list_tools):
-    server, _ = docs_server()
-    got, after = listed(list_tools, server, DOCS_ALLOW)
+    with docs_server() as (server, _):
+        got, after = listed(list_tools, server, DOCS_ALLOW)
     if after != DOCS_ALLOW:
         raise NotYet("list_tools changed the `allow` set it was given: only read it.")
     judge_listing(got, sorted(DOCS_ALLOW), DOCS_ALLOW)
@@ -171,13 +171,12 @@ def check_to_openai(to_openai):
 
     from course.scripted import ScriptedModel
 
-    server, _ = docs_server()
-
     async def talk(client: Any) -> list:
         return (await client.list_tools()).tools
 
     rng = random.Random()
-    tools = run_async(lambda: in_memory(server, talk))
+    with docs_server() as (server, _):
+        tools = run_async(lambda: in_memory(server, talk))
     made = made_server(rng, [READ, WRITES, UNANNOTATED], pages=1, description=False).made
     tools += [m.tool for m in made] + [m.tool for m in made_server(rng, [READ, WRITES], pages=1).made]
     tools.append(types.Tool(name=f"ping_{rng.randint(10, 99)}", input_schema={"type": "object"}))
@@ -447,7 +446,11 @@ def check_execute(make_execute):
 
 def check_on_docs(make_execute: Any) -> None:
     """The notebook's example: the document server, a read, a rejected refund, a ticket."""
-    server, store = docs_server()
+    with docs_server() as (server, store):
+        on_docs(make_execute, server, store)
+
+
+def on_docs(make_execute: Any, server: Any, store: Any) -> None:
     approve = Approver({"create_ticket": True, "issue_refund": False})
 
     async def talk(client: Any) -> tuple[str, str, str, str]:

@@ -162,7 +162,6 @@ def story(agent: Any) -> None:
     from course.scripted import ScriptedModel
     from course.stories.lesson6 import refund_desk
 
-    server, store = docs_server()
     model = Model(refund_desk)
 
     async def yes(request: Any) -> bool:
@@ -176,7 +175,8 @@ def story(agent: Any) -> None:
                                   "agent(llm, model, question, tools, execute, max_steps)")
             return reply, [o.tool for o in host.outcomes]
 
-    reply, ran = guarded(go)
+    with docs_server() as (server, _):
+        reply, ran = guarded(go)
     if not ran:
         raise NotYet("no tool call reached the document server: run each of the model's calls with `await "
                      "execute(call.function.name, call.function.arguments)`.")

@@ -12,6 +12,8 @@ import asyncio
 import random
 import secrets
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,14 +156,16 @@ def made_server(rng: random.Random, kinds: list[str], *, pages: int = 3, empty_p
     return record
 
 
-def docs_server() -> tuple[Any, Path]:
-    """The course's document server (word search, nothing to load) with a shop of its own."""
+@contextmanager
+def docs_server() -> Iterator[tuple[Any, Path]]:
+    """The course's document server (word search, nothing to load) with a shop of its own, removed after."""
     from course.servers.docs import build_server
     from course.store import ShopStore
 
-    store = Path(tempfile.mkdtemp(prefix="l6-check-")) / "shop.json"
-    ShopStore(store).reset()
-    return build_server(store_path=store, embedder="lexical"), store
+    with tempfile.TemporaryDirectory(prefix="l6-check-") as folder:
+        store = Path(folder) / "shop.json"
+        ShopStore(store).reset()
+        yield build_server(store_path=store, embedder="lexical"), store
 
 
 async def in_memory(server: Any, talk: Any) -> Any:
