@@ -65,7 +65,7 @@ class Execute:
 
 def loop(agent: Any, llm: Any, question: str, tools: list, execute: Any, max_steps: int) -> Any:
     async def go() -> Any:
-        return await awaited(agent(llm, "gpt-5.5", question, tools, execute, max_steps),
+        return await awaited(agent(llm, "any-model", question, tools, execute, max_steps),
                              "agent(llm, model, question, tools, execute, max_steps)")
 
     return guarded(go)
@@ -170,7 +170,7 @@ def story(agent: Any) -> None:
     async def go() -> tuple[Any, list]:
         async with McpHost(approver=yes, quiet=True) as host:
             await host.connect("docs", in_memory(server), allow=DOCS_ALLOW)
-            reply = await awaited(agent(ScriptedModel(model).async_client(max_retries=0), "gpt-5.5", QUESTION,
+            reply = await awaited(agent(ScriptedModel(model).async_client(max_retries=0), "any-model", QUESTION,
                                         host.tools(), host.execute, 6),
                                   "agent(llm, model, question, tools, execute, max_steps)")
             return reply, [o.tool for o in host.outcomes]
