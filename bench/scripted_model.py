@@ -12,5 +12,5 @@ def main() -> None:
     text = ScriptedModel(lambda body: "Your order has shipped.").client()
     calls = ScriptedModel(lambda body: call("get_order_status", order_id="A1001")).client()
     for label, client in [("text answer", text), ("tool call", calls)]:
-        ms = median_ms(lambda: client.chat.completions.create(model="m", messages=MESSAGES, tools=tools))
+        ms = median_ms(lambda: client.chat.completions.create(model="gpt-5.5", messages=MESSAGES, tools=tools))
         print(f"   {label:<12} {ms:6.2f} ms median per completion (goal <= 2 ms)")
