@@ -25,6 +25,9 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
             raise APIRejection(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
     if not body.get("model"):
         raise APIRejection("Missing required parameter: 'model'.", "model", "missing_required_parameter")
+    if body.get("stream"):
+        raise script_error("streaming is simulated for Chat Completions only; call responses.create() "
+                           "without stream=True.", "stream")
     previous = body.get("previous_response_id")
     if previous is not None and previous not in history:
         raise APIRejection(f"Previous response with id '{previous}' not found.", "previous_response_id",
@@ -33,9 +36,17 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
         if tool.get("type") == "function" and not tool.get("name"):
             raise APIRejection(f"Missing required parameter: 'tools[{i}].name'.", f"tools[{i}].name",
                                "missing_required_parameter")
+        for key in ("strict", "parameters"):  # both required (null allowed) by the spec and the SDK's types
+            if tool.get("type") == "function" and key not in tool:
+                raise APIRejection(f"Missing required parameter: 'tools[{i}].{key}'.", f"tools[{i}].{key}",
+                                   "missing_required_parameter")
         if tool.get("type") != "function":
             raise script_error(f"hosted tools (here '{tool.get('type')}') run on OpenAI's side; the scripted "
                                "model only simulates function tools.", f"tools[{i}].type")
+    limit = body.get("max_output_tokens")
+    if limit is not None and (not isinstance(limit, int) or limit < 16):
+        raise APIRejection(f"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, "
+                           f"but got {limit} instead.", "max_output_tokens", "integer_below_min_value")
     items = [{"type": "message", "role": "user", "content": body["input"]}] if isinstance(
         body.get("input"), str) else list(body.get("input") or [])
     earlier = {m["tool_call_id"] for m in history.get(previous, []) if m.get("role") == "tool"}
@@ -120,7 +131,7 @@ def response(body: dict, a: Answer, n: int, model: str) -> dict:
             "text": {"format": {"type": "text"}, "verbosity": "medium"}, "truncation": "disabled",
             "usage": {"input_tokens": a.prompt_tokens, "output_tokens": a.completion_tokens,
                       "total_tokens": a.prompt_tokens + a.completion_tokens,
-                      "input_tokens_details": {"cached_tokens": 0},
+                      "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                       "output_tokens_details": {"reasoning_tokens": 0}}}
 
 
