@@ -49,11 +49,13 @@ bench: setup
 
 # Re-execute the notebooks and store their outputs (what `make test` compares).
 notebooks: setup
-	$(PY) -m course.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
+	$(PY) -m tools.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
 
-# Mentors: grade the exercises in a learner's notebook, e.g. `make grade NB=notebooks/01_tool_calling.ipynb`.
+# Mentors: grade a notebook or a class folder in a sandbox, e.g. `make grade NB="submissions/lesson 4" ARGS="-j 4"`
+# (options: `.venv/bin/python -m course.grading --help`). Not every exercise passing is a result, not an error:
+# only a bad command line (exit 2) fails the target.
 grade: setup
-	$(OFFLINE) $(PY) -m course.exercises $(or $(NB),$(NOTEBOOKS))
+	@$(OFFLINE) $(PY) -m course.grading $(if $(NB),"$(NB)",$(NOTEBOOKS)) $(ARGS); status=$$?; [ $$status -le 1 ]
 
 # Lesson 5: the local stub of the web API that course.servers.webapi wraps (Ctrl+C stops it).
 stub-api: setup

@@ -12,7 +12,7 @@ import time
 
 from course.agent import Limits, arun_agent, run_agent
 from course.scripted import ScriptedModel, call
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 
 STEPS = 8
 REPEAT = 30

@@ -11,7 +11,7 @@ import statistics
 import time
 
 from course.host import McpHost, in_memory, stdio
-from course.host.env_server import server as env_server
+from course.servers.env_names import server as env_server
 
 TOOL = "environment_names"
 
@@ -39,7 +39,7 @@ async def compare(host: McpHost, repeat: int) -> tuple[float, float, float]:
 
 async def run() -> None:
     for label, spec, repeat in [("in memory", in_memory(env_server), 500),
-                                ("stdio", stdio("course.host.env_server"), 300)]:
+                                ("stdio", stdio("course.servers.env_names"), 300)]:
         async with McpHost(quiet=True) as host:
             await host.connect("env", spec, allow={TOOL})
             raw, course, whole = await compare(host, repeat)

@@ -2,7 +2,7 @@
 
 from bench._timing import median_ms
 from course.scripted import ScriptedModel, call
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 
 MESSAGES = [{"role": "user", "content": "Where is my order A1001?"}]
 

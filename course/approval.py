@@ -35,8 +35,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from course.permissions import DecisionLog, Policy, RuleError
-from course.tools import Tool, Toolbox, as_text, explain_validation
+from course.arguments import parse_arguments
+from course.errors import ApprovalFailed, ApprovalsExhausted, ApprovalTimeout, BadArguments, RuleError
+from course.permissions import DecisionLog, Policy
+from course.tools import Execute, Tool, Toolbox, as_text, explain_validation
 
 DEFAULT_TIMEOUT = 300.0  # seconds a prompt waits for a human before it rejects
 
@@ -48,8 +50,6 @@ NOT_OFFERED = ("Error: the tool {tool} is not available here. Do not call it aga
                "answer with the tools you have, or tell the user you cannot do this.")
 # No rule name here: the model needs to know it must stop, not how the policy is built.
 DENIED = "{tool} was not run: this action is not permitted here. Do not retry; tell the user."
-UNREADABLE = ("Error: the arguments for {tool} are not a JSON object, so nothing was run. "
-              "Send one JSON object, for example {{\"order_id\": \"A1001\"}}, and call again.")
 
 
 @dataclass
@@ -75,23 +75,6 @@ class ApprovalRequest:
 
 class Approver(Protocol):
     async def __call__(self, request: ApprovalRequest) -> bool: ...
-
-
-class ApprovalTimeout(TimeoutError):
-    """Nobody answered in time; `guarded` counts it as a rejection."""
-
-
-class ApprovalFailed(BaseException):
-    """The approval step itself broke (an approver or a rule): nothing was run, and the run stops.
-
-    A `BaseException`, like `KeyboardInterrupt`, so that it stops the run: agent loops turn a
-    tool's exceptions into messages for the model (lesson 2's does), and this is a message for
-    the person running the code, not for the model.
-    """
-
-
-class ApprovalsExhausted(ApprovalFailed):
-    """A scripted approver was asked more often than it has answers: the notebook or test is wrong."""
 
 
 # -- approvers ----------------------------------------------------------------------------------
@@ -334,9 +317,6 @@ def _flag(name: str) -> bool:
 
 
 # -- the approval step --------------------------------------------------------------------------
-Execute = Callable[[str, str], "str | Awaitable[str]"]
-
-
 def guarded(execute: Execute, *, policy: Policy, approver: Approver,
             log: DecisionLog | None = None,
             tools: Toolbox | Iterable[Tool] | dict[str, Tool] | None = None) -> Callable[[str, str], Awaitable[str]]:
@@ -356,15 +336,13 @@ def guarded(execute: Execute, *, policy: Policy, approver: Approver,
     params_of = _params_lookup(execute, tools)
 
     async def run(name: str, arguments_json: str) -> str:
-        try:
-            arguments = json.loads(arguments_json or "{}")
-        except json.JSONDecodeError:
-            arguments = None
-        if not isinstance(arguments, dict):
-            log.record(name, {"raw": str(arguments_json)[:200]}, "denied", "unreadable arguments")
-            return UNREADABLE.format(tool=name)
-
         params = params_of(name)
+        try:
+            arguments = parse_arguments(name, arguments_json, schema=params and params.model_json_schema())
+        except BadArguments as e:
+            log.record(name, {"raw": e.raw}, "denied", "unreadable arguments")
+            return str(e)
+
         if params is not None and policy.allowed(name):
             try:
                 arguments = params.model_validate(arguments).model_dump(mode="json", by_alias=True)

@@ -1,9 +1,9 @@
 """The shop's data that tools can change: tickets, refunds, cancellations (lesson 4).
 
-`course.shop` holds fixed orders for read-only tools. Here the shop gets a small store,
+`course.orders` holds fixed orders for read-only tools. Here the shop gets a small store,
 one JSON file under `work/`, and **write tools** with real side effects:
 
-    store = ShopStore()            # work/shop.json, created from course.shop.orders()
+    store = ShopStore()            # work/shop.json, created from course.orders.orders()
     store.issue_refund("A1001", 49.0, "Arrived broken")
     store.reset()                  # back to the seed; the old file is kept as shop.json.bak
 
@@ -29,9 +29,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from course import paths
-from course.shop import TODAY, OrderLookup
-from course.shop import orders as seed_orders
-from course.tools import Tool, ToolError
+from course.errors import StoreError, ToolFailure
+from course.orders import SHOP_DATE, OrderLookup
+from course.orders import orders as seed_orders
+from course.tools import Tool
 
 try:  # a lock between processes (an MCP server and a notebook may share the file); not on Windows
     import fcntl
@@ -41,10 +42,6 @@ except ImportError:  # pragma: no cover
 DEFAULT_NAME = "shop.json"
 NEW_FILE_MODE = 0o644  # mkstemp makes 0600 files; a store is an ordinary file the learner may open
 OrderId = Annotated[str, Field(pattern=r"^A\d{4}$", description="Order number, e.g. A1001")]
-
-
-class StoreError(Exception):
-    """The store file cannot be used as it is; the message says how to fix it."""
 
 
 def seed() -> dict:
@@ -171,7 +168,7 @@ class ShopStore:
         with self._change() as data:
             _order(data, order_id)
             ticket = {"ticket_id": f"T-{len(data['tickets']) + 1:04d}", "order_id": order_id,
-                      "subject": subject, "message": message, "status": "open", "created": TODAY}
+                      "subject": subject, "message": message, "status": "open", "created": SHOP_DATE}
             data["tickets"].append(ticket)
         return ticket
 
@@ -179,19 +176,19 @@ class ShopStore:
         """Pay money back for an order; never more than the order's total, all refunds together."""
         amount = round(float(amount), 2)
         if not math.isfinite(amount) or amount <= 0:  # NaN passes `<= 0` and would poison every total
-            raise ToolError(f"A refund must be a positive amount, not {amount:.2f}.")
+            raise ToolFailure(f"A refund must be a positive amount, not {amount:.2f}.")
         with self._change() as data:
             order = _order(data, order_id)
             done = round(sum(r["amount"] for r in data["refunds"] if r["order_id"] == order_id), 2)
             left = round(order["total"] - done, 2)
             if left <= 0:
-                raise ToolError(f"Order {order_id} is already refunded in full ({done:.2f} of "
-                                f"{order['total']:.2f}). Do not refund it again; tell the customer.")
+                raise ToolFailure(f"Order {order_id} is already refunded in full ({done:.2f} of "
+                                  f"{order['total']:.2f}). Do not refund it again; tell the customer.")
             if amount > left:
-                raise ToolError(f"Refusing to refund {amount:.2f} for order {order_id}: at most {left:.2f} "
-                                f"is left (total {order['total']:.2f}, already refunded {done:.2f}).")
+                raise ToolFailure(f"Refusing to refund {amount:.2f} for order {order_id}: at most {left:.2f} "
+                                  f"is left (total {order['total']:.2f}, already refunded {done:.2f}).")
             refund = {"refund_id": f"R-{len(data['refunds']) + 1:04d}", "order_id": order_id,
-                      "amount": amount, "reason": reason, "created": TODAY}
+                      "amount": amount, "reason": reason, "created": SHOP_DATE}
             data["refunds"].append(refund)
         return refund
 
@@ -200,10 +197,10 @@ class ShopStore:
         with self._change() as data:
             order = _order(data, order_id)
             if order["status"] != "processing":
-                raise ToolError(f"Order {order_id} is {order['status']}, so it can no longer be cancelled "
-                                "(only orders still processing can). Offer a return or a refund instead.")
+                raise ToolFailure(f"Order {order_id} is {order['status']}, so it can no longer be cancelled "
+                                  "(only orders still processing can). Offer a return or a refund instead.")
             order["status"] = "cancelled"
-            order["cancelled"] = {"reason": reason, "date": TODAY}
+            order["cancelled"] = {"reason": reason, "date": SHOP_DATE}
         return {"order_id": order_id, "status": "cancelled", "reason": reason}
 
     @property
@@ -297,6 +294,6 @@ def is_store(data: Any) -> bool:
 def _order(data: dict, order_id: str) -> dict:
     order = data["orders"].get(order_id)
     if order is None:
-        raise ToolError(f"No order {order_id}. Check the number with the customer (it looks like A1001).")
+        raise ToolFailure(f"No order {order_id}. Check the number with the customer (it looks like A1001).")
     return order
 

@@ -13,7 +13,7 @@ import pytest
 from course.approval import (ApprovalFailed, ApprovalRequest, ApprovalsExhausted, ApprovalTimeout, AutoApprover,
                              ScriptedApprover, TerminalApprover, WidgetApprover, choose_approver, guarded)
 from course.permissions import DecisionLog, Policy
-from course.shop import get_order_status
+from course.orders import get_order_status
 from course.store import ShopStore
 from course.tools import Toolbox
 

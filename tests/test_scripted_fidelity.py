@@ -8,7 +8,7 @@ import pytest
 from course.scripted import Fail, OffSpecAnswer, ScriptedModel, call, raw_call
 from course.scripted import schema
 from course.scripted.chat_answers import Answer, completion
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 from course.stories.lesson1 import order_status
 
 TOOLS = shop_toolbox().definitions()

@@ -7,7 +7,7 @@ import pytest
 
 from course.scripted import ScriptedModel, call
 from course.scripted import schema
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 from course.stories.lesson1 import order_status
 
 TOOLS = [{"type": "function", "name": d["function"]["name"], "description": d["function"]["description"],

@@ -103,10 +103,45 @@ async def test_a_bad_name_is_a_tool_error_that_says_what_to_use_instead(server, 
     assert result.is_error and text(result).startswith("Error executing tool read_section: ") and advice in text(result)
 
 
-@pytest.mark.parametrize("arguments", [{"query": "refund", "k": 9}, {"query": ""}, {"k": 2}])
-async def test_arguments_outside_the_schema_are_rejected_with_the_validation_message(server, arguments):
+@pytest.mark.parametrize("arguments, advice", [
+    ({"query": "refund", "k": 9},
+     "- k: input should be less than or equal to 5 (you sent 9). Send a whole number from 1 to 5"),
+    ({"query": ""}, "- query: string should have at least 1 character (you sent ''). Send text of 1-500 characters"),
+    ({"k": 2}, "- query: missing. Send text of 1-500 characters (What to look for"),
+])
+async def test_arguments_outside_the_schema_are_refused_with_a_line_saying_what_to_send(server, arguments, advice):
     result = await call(server, "search_docs", **arguments)
-    assert result.is_error and "validation error for search_docsArguments" in text(result)
+    assert result.is_error and advice in text(result)
+
+
+async def test_invalid_arguments_get_one_line_per_field_and_no_pydantic_dump(server, store_path):
+    result = await call(server, "issue_refund", order_id="1001", amount=-3, reason="x")
+    first, *fields = text(result).removeprefix("Error executing tool issue_refund: ").splitlines()
+    assert first == "these arguments need fixing; change them and call again:"
+    assert [line.split(":")[0] for line in fields] == ["- order_id", "- amount", "- reason"]
+    assert "Send text matching the pattern ^A\\d{4}$ (Order number, e.g. A1001)" in fields[0]
+    assert "Send a number greater than 0" in fields[1]
+    assert "pydantic" not in text(result) and "validation error" not in text(result)
+    assert ShopStore(store_path).refunds() == []
+
+
+async def test_a_long_rejected_value_is_quoted_only_in_part(server):
+    result = await call(server, "search_docs", query="refund " * 500)
+    assert result.is_error and "…). Send text of 1-500 characters" in text(result) and len(text(result)) < 500
+
+
+async def test_every_tool_schema_forbids_arguments_it_does_not_take(server):
+    async with Client(server) as client:
+        tools = (await client.list_tools()).tools
+    assert {t.name: t.input_schema.get("additionalProperties") for t in tools} == {t.name: False for t in tools}
+
+
+async def test_an_unknown_extra_argument_on_a_write_tool_is_refused_and_nothing_runs(server, store_path):
+    result = await call(server, "issue_refund", order_id="A1001", amount=10, reason="Kettle arrived dented",
+                        approved_by="admin")
+    assert result.is_error and "- approved_by: issue_refund has no such argument; leave it out" in text(result)
+    assert "(its arguments: order_id, amount, reason)" in text(result)
+    assert ShopStore(store_path).refunds() == []
 
 
 async def test_an_unknown_tool_is_reported_by_name(server):

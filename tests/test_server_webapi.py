@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 
 from course.servers.stub_api import PAGES, StubAPI
 from course.servers.webapi import WebAPI, build_server, check_url
@@ -57,6 +59,7 @@ async def test_the_schema_carries_every_constraint_and_the_tools_are_read_only_a
     assert page["url"]["pattern"].startswith("^https?://") and page["max_chars"]["maximum"] == 8000
     assert tools["news"].input_schema["properties"]["days"]["maximum"] == 30
     for tool in tools.values():
+        assert tool.input_schema["additionalProperties"] is False  # unknown arguments are refused
         assert tool.annotations.read_only_hint and tool.annotations.open_world_hint
         assert "credit" in tool.description and not tool.description.startswith(" ")
 
@@ -110,12 +113,35 @@ async def test_read_page_stops_at_the_character_budget_and_says_where_to_go_on(a
     ("read_page", {"url": "http://localhost./"}),                 # a trailing dot is the same name
     ("read_page", {"url": "http://printer/status"}),              # one-word names resolve on the local network
     ("read_page", {"url": "http://%31%32%37.0.0.1/"}),            # escapes a resolver may decode
+    ("read_page", {"url": "http://１２７.０.０.１/"}),                 # fullwidth digits: NFKC makes them 127.0.0.1
+    ("read_page", {"url": "http://①②⑦.0.0.1/"}),                  # circled digits, likewise
+    ("read_page", {"url": "http://１０。０。０。７/"}),                 # ... with ideographic full stops (IDNA dots)
+    ("read_page", {"url": "http://ｌｏｃａｌｈｏｓｔ/"}),               # fullwidth letters
+    ("read_page", {"url": "http://127.0.0.1\\@example.com/"}),     # a browser reads "\\" as "/": host 127.0.0.1
+    ("read_page", {"url": "http://example.com@127.0.0.1/"}),     # user info before the real host
+    ("read_page", {"url": "http://[::127.0.0.1]/"}),             # IPv4-compatible IPv6
+    ("read_page", {"url": "http://[64:ff9b::a00:7]/"}),          # NAT64 for 10.0.0.7
+    ("read_page", {"url": "http://[2002:7f00:1::]/"}),           # 6to4 for 127.0.0.1
+    ("read_page", {"url": "http://[/"}),                         # does not parse
     ("read_page", {"url": GUIDE, "max_chars": 10}),
 ])
 async def test_a_rejected_argument_never_reaches_the_stub_api(api, stub, tool, arguments):
     result = await call(api, tool, **arguments)
     assert result.is_error
     assert stub.requests == 0 and api.budget.spent == 0
+
+
+@pytest.mark.parametrize("url, advice", [
+    ("http://１２７.０.０.１/", "127.0.0.1 is a private or internal address"),
+    ("http://[::127.0.0.1]/", "::127.0.0.1 is a private or internal address"),
+    ("http://[/", "is not a valid URL"),
+    ("http://127.0.0.1\\@example.com/", "URLs with a backslash cannot be read"),
+    ("http://me@example.com/", "URLs with a user name or password before the host"),
+])
+async def test_a_refused_url_is_explained_with_advice_not_a_bare_error(api, url, advice):
+    result = await call(api, "read_page", url=url)
+    assert result.is_error and advice in text(result)
+    assert "Use" in text(result) and text(result) != "Error executing tool read_page"
 
 
 async def test_a_private_address_gets_advice_to_use_another_source(api):
@@ -205,11 +231,57 @@ async def test_two_server_errors_advise_trying_later_and_are_refunded(api, stub)
     assert stub.requests == 2 and api.budget.spent == 0
 
 
-async def test_a_slow_api_times_out_with_advice_and_a_refund(stub):
+async def test_a_timed_out_request_keeps_its_credit_because_the_provider_may_have_charged_it(stub):
     stub.delay = 1.0
-    api = WebAPI(stub.url, budget=5, timeout=0.2)
+    api = WebAPI(stub.url, budget=1, timeout=0.2)
+    async with Client(build_server(api)) as client:
+        results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
+    stub.settle()
+    assert "did not answer within 0.2 s" in text(results[0]) and "Try once more" in text(results[0])
+    assert all("budget is spent" in text(r) for r in results[1:])
+    assert api.budget.spent == 1 and 1000 - stub.credits == 1 and stub.requests == 1
+
+
+async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_charges_no_more_than_the_budget(
+        stub, capfd):
+    stub.delay = 1.0  # every request still succeeds, and is charged, after the client stopped waiting
+    api = WebAPI(stub.url, budget=2, timeout=5.0)
+    async with Client(build_server(api), read_timeout_seconds=0.2) as client:
+        for _ in range(7):
+            try:
+                await client.call_tool("search", {"query": "kettle"})
+            except MCPError:
+                pass  # the client's own timeout
+    stub.settle()
+    assert 1000 - stub.credits <= 2 and api.budget.spent == 2
+    assert "Traceback" not in capfd.readouterr().err  # the stub says nothing about clients that left
+
+
+async def test_a_200_whose_body_does_not_parse_keeps_its_credit_and_advises_trying_later(api, stub):
+    stub.garbled = True
     result = await call(api, "search", query="kettle")
-    assert result.is_error and "did not answer within 0.2 s" in text(result) and api.budget.spent == 0
+    assert result.is_error and "sent an answer that cannot be read" in text(result) and "Try once more" in text(result)
+    assert api.budget.spent == 1 and 1000 - stub.credits == 1
+
+
+@pytest.mark.parametrize("tool, arguments, key", [
+    ("search", {"query": "kettle", "n": 1}, "results"),
+    ("news", {"query": "kettle", "n": 1}, "articles"),
+])
+async def test_a_provider_that_sends_too_much_is_cut_to_n_short_fields_and_a_note(api, stub, tool, arguments, key):
+    stub.oversize = 1000  # 1000 hits of 1000 characters each, whatever n says
+    result = await call(api, tool, **arguments)
+    answer = result.structured_content
+    assert not result.is_error and len(answer[key]) == 1
+    assert answer["note"].startswith(f"Cut: the API sent 1000 {key}; these are the first 1 you asked for")
+    assert "fields longer than 500 characters were cut" in answer["note"]
+    assert all(len(value) <= 504 for value in answer[key][0].values())
+    assert len(json.dumps(answer)) < 2000 and len(text(result)) < 2000
+
+
+async def test_an_answer_within_the_limits_carries_no_note(api):
+    result = await call(api, "search", query="kettle", n=2)
+    assert "note" not in result.structured_content
 
 
 async def test_an_unreachable_api_is_reported_not_crashed():
@@ -218,6 +290,13 @@ async def test_an_unreachable_api_is_reported_not_crashed():
     api = WebAPI(f"http://127.0.0.1:{free_port()}", budget=5, timeout=1.0)
     result = await call(api, "search", query="kettle")
     assert result.is_error and "cannot be reached" in text(result) and api.budget.spent == 0
+
+
+async def test_a_request_too_large_for_the_provider_asks_for_a_shorter_one_and_costs_nothing(api, stub):
+    stub.fail(413)
+    result = await call(api, "search", query="kettle")
+    assert result.is_error and "too large (HTTP 413). Send a shorter query" in text(result)
+    assert "not available" not in text(result) and api.budget.spent == 0
 
 
 async def test_a_wrong_api_key_tells_the_user_which_variable_to_set():
@@ -270,7 +349,8 @@ async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(st
 
 @pytest.mark.parametrize("url", ["https://home.example.org/guides/descale-kettle", "http://93.184.216.34/",
                                  "https://bücher.example.de/", "https://xn--bcher-kva.example/",
-                                 "http://[2001:4860:4860::8888]/"])
+                                 "http://[2001:4860:4860::8888]/", "https://ｅｘａｍｐｌｅ.org/page",
+                                 "http://[2002:5db8:d822::]/"])  # 6to4 for the public 93.184.216.34
 def test_public_hosts_in_any_spelling_pass_the_url_check(url):
     check_url(url)  # raises ToolError if refused
 

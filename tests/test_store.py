@@ -7,9 +7,10 @@ import threading
 import pytest
 
 from course import paths
-from course.shop import orders
+from course.orders import orders
 from course.store import ShopStore, StoreError, write_atomically
-from course.tools import Toolbox, ToolError
+from course.errors import ToolFailure
+from course.tools import Toolbox
 
 
 @pytest.fixture
@@ -38,10 +39,10 @@ def test_changes_are_saved_to_the_file_and_seen_by_another_store_object(store):
 
 def test_refunds_add_up_to_at_most_the_order_total(store):
     store.issue_refund("A1001", 40, "Dent in the side.")
-    with pytest.raises(ToolError, match=r"at most 9\.00 is left \(total 49\.00, already refunded 40\.00\)"):
+    with pytest.raises(ToolFailure, match=r"at most 9\.00 is left \(total 49\.00, already refunded 40\.00\)"):
         store.issue_refund("A1001", 10, "More dents.")
     store.issue_refund("A1001", 9, "Rest of the price.")
-    with pytest.raises(ToolError, match="already refunded in full"):
+    with pytest.raises(ToolFailure, match="already refunded in full"):
         store.issue_refund("A1001", 1, "Once more.")
     assert store.refunded("A1001") == 49.0
 
@@ -56,7 +57,7 @@ def test_refunds_add_up_to_at_most_the_order_total(store):
 def test_a_refused_change_says_why_and_leaves_the_file_untouched(store, call, message):
     store.load()  # creates the file
     before = store.path.read_bytes()
-    with pytest.raises(ToolError, match=message):
+    with pytest.raises(ToolFailure, match=message):
         call(store)
     assert store.path.read_bytes() == before
 
@@ -64,7 +65,7 @@ def test_a_refused_change_says_why_and_leaves_the_file_untouched(store, call, me
 def test_cancelling_a_processing_order_changes_its_status_once(store):
     assert store.cancel_order("A1003", "Ordered twice by mistake.")["status"] == "cancelled"
     assert store.order("A1003")["status"] == "cancelled"
-    with pytest.raises(ToolError, match="is cancelled"):
+    with pytest.raises(ToolFailure, match="is cancelled"):
         store.cancel_order("A1003", "Again.")
 
 
@@ -118,7 +119,7 @@ def test_concurrent_refunds_never_exceed_the_total(store):
     def refund():
         try:
             outcomes.append(store.issue_refund("A1004", 100, "Chair broke."))
-        except ToolError as e:
+        except ToolFailure as e:
             outcomes.append(e)
 
     threads = [threading.Thread(target=refund) for _ in range(4)]
@@ -202,6 +203,6 @@ def test_a_refund_of_an_amount_that_is_not_a_real_number_is_refused(store, amoun
 def test_a_refund_of_nan_or_infinity_through_the_python_api_is_refused_and_changes_nothing(tmp_path):
     store = ShopStore(tmp_path / "shop.json")
     for amount in (float("nan"), float("inf")):
-        with pytest.raises(ToolError, match="positive amount"):
+        with pytest.raises(ToolFailure, match="positive amount"):
             store.issue_refund("A1002", amount, "broken")
     assert store.refunds() == []

@@ -20,7 +20,7 @@ APPEND_HINT = ("Append the model's message (message.model_dump(exclude_none=True
 
 
 def _slow_toolbox(delay: float):
-    from course.shop import shop_toolbox
+    from course.orders import shop_toolbox
     from course.tools import Toolbox
 
     class Slow(Toolbox):
@@ -76,8 +76,8 @@ def _clock_run(ask_until, delay: float, max_seconds: float, give_up_after: int):
 
 @exercise("l2-wall-clock", lesson=2, given=GIVEN)
 def check_wall_clock(ask_until):
+    from course.orders import shop_toolbox
     from course.scripted import ScriptedModel
-    from course.shop import shop_toolbox
     from course.stories.lesson2 import latest_order
 
     fake = ScriptedModel(latest_order)
@@ -105,8 +105,8 @@ def check_wall_clock(ask_until):
 @exercise("l2-repeat-key", lesson=2, given=GIVEN)
 def check_repeat_key(repeat_key):
     from course.agent import Limits, run_agent
+    from course.orders import shop_toolbox
     from course.scripted import ScriptedModel, raw_call
-    from course.shop import shop_toolbox
 
     def key(name: str, arguments: str):
         """repeat_key(name, arguments), checked the way the loop needs it: no crash, hashable."""

@@ -10,10 +10,11 @@ import math
 
 import httpx2
 
+from course.errors import CourseError
 from course.scripted.turns import Fail
 
 
-class APIRejection(Exception):
+class APIRejection(CourseError):
     """A request the real API refuses; becomes `openai.BadRequestError` (or the status's error)."""
 
     def __init__(self, message: str, param: str | None = None, code: str | None = None, *, status: int = 400,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-# Notes an application adds as user messages (lesson 2's forced finish) are not the user speaking.
-APP_NOTE = "(Note from the application, not from the customer:"
+from course.agent.notes import APP_NOTE  # notes the loop adds as user messages are not the user speaking
 
 
 def from_user(message: dict) -> bool:

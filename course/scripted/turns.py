@@ -12,13 +12,15 @@ of the JSON of `messages` + `tools` (prompt) and of the answer or call arguments
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
+from course.agent.tokens import estimate_tokens  # one estimate for the loop's budget and the usage here
+from course.errors import CourseError
+
 CREATED = 1_767_225_600  # a fixed timestamp keeps responses identical run to run
-CHARS_PER_TOKEN = 4
+CHARS_PER_TOKEN = 4  # as course.agent.tokens counts
 
 
 @dataclass(frozen=True)
@@ -60,16 +62,12 @@ Turn = Union[str, ToolCall, list[ToolCall], Fail, Timeout]
 Rule = Callable[[dict], Turn]
 
 
-class ScriptExhausted(AssertionError):
+class ScriptExhausted(CourseError, AssertionError):
     """The model got more requests than its script has turns."""
 
 
-class OffSpecAnswer(AssertionError):
+class OffSpecAnswer(CourseError, AssertionError):
     """The scripted model was about to send something OpenAI's published schema does not allow."""
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def calls_of(turn: Turn) -> list[ToolCall]:

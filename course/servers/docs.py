@@ -30,6 +30,7 @@ from pydantic import Field
 from course import paths
 from course import tools as course_tools
 from course.servers import bearer_auth, command_line, described, serve
+from course.servers.strict import StrictServer
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 # Changes something, destroys nothing: a new ticket leaves every existing record as it was.
@@ -85,12 +86,12 @@ class Library:
 
 
 def run_course_tool(fn, *args) -> Any:
-    """Call course code; its ToolError (lesson 1) becomes the SDK's, so the model reads the advice."""
-    from course.store import StoreError
+    """Call course code; its ToolFailure (lesson 1) becomes the SDK's ToolError, so the model reads the advice."""
+    from course.errors import StoreError, ToolFailure
 
     try:
         return fn(*args)
-    except (course_tools.ToolError, StoreError) as e:
+    except (ToolFailure, StoreError) as e:
         raise ToolError(str(e)) from None
 
 
@@ -138,7 +139,7 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
         finally:
             timer.cancel()
 
-    mcp = MCPServer("course-docs", instructions="Northwind Goods' policy documents and order records. Search the "
+    mcp = StrictServer("course-docs", instructions="Northwind Goods' policy documents and order records. Search the "
                     "documents before answering questions about the shop's rules, and cite 'document › section'. "
                     "Tools that change orders need the customer's clear request.",
                     lifespan=lifespan, log_level="WARNING", **bearer_auth(token))

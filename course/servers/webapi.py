@@ -4,8 +4,9 @@
     (start the API first: `make stub-api`, or python -m course.servers.stub_api)
 
 The pattern for any paid API: check arguments before spending anything, give the model only
-the fields it needs, cap what it reads, and turn every failure into advice the model can follow
-(stop, slow down, use another source, try later) instead of a stack trace.
+the fields it needs (and no more hits than it asked for), cap what it reads, give a reserved
+credit back only when the provider cannot have charged it, and turn every failure into advice
+the model can follow (stop, slow down, use another source, try later) instead of a stack trace.
 The API itself is `course.servers.stub_api` here, so the lesson runs offline.
 """
 
@@ -13,14 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import ipaddress
 import os
-import re
-import socket
 import ssl
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
-from urllib.parse import urlsplit
 
 import httpx2
 from mcp.server.mcpserver import MCPServer
@@ -29,17 +26,19 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, StringConstraints
 
 from course.servers import bearer_auth, command_line, described, serve
+from course.servers.strict import StrictServer
+from course.servers.url_guard import check_url
 
 API_URL_ENV, API_KEY_ENV = "COURSE_WEBAPI_URL", "COURSE_WEBAPI_KEY"
 DEFAULT_API_URL = "http://127.0.0.1:8765"
 MAX_POLITE_WAIT = 5.0  # seconds; a longer Retry-After is reported to the model instead of waited out
-BLOCKED_SUFFIXES = (".local", ".localhost", ".internal", ".intranet", ".corp", ".lan", ".home.arpa")
-HOST_NAME = re.compile(r"[^\W_]([\w-]*[^\W_])?(\.[^\W_]([\w-]*[^\W_])?)*")  # labels of letters, digits, "-"
+URL_CHARS = 2000  # the longest URL read_page accepts
 
 
 class CreditBudget:
     """The credits this server may spend: our own cap, apart from the provider's account balance
-    (which answers 402 when empty). Reserve before a request; refund it if the request fails.
+    (which answers 402 when empty). Reserve before a request; refund only when the provider cannot
+    have charged it (see `NotCharged`): a timeout keeps the credit, the provider may have billed it.
 
     Reserving happens before the first `await` of the call, so fifty parallel calls cannot all see
     "3 credits left" and then all spend: asyncio switches tasks only at an `await`, and there is
@@ -68,50 +67,9 @@ class CreditBudget:
         self.spent -= cost  # no await: nothing can interleave, even while the call is being cancelled
 
 
-def check_url(url: str) -> None:
-    """Refuse, before any request, URLs the tools must never fetch (internal services, other schemes).
-
-    This checks how the URL is written: every spelling of an IP address (`127.1`, `2130706433`,
-    `0x7f000001`, `[::ffff:127.0.0.1]`), a trailing dot (`localhost.`), one-word intranet names
-    (`printer`) and internal suffixes. It cannot see where a public-looking name resolves to: here
-    the provider fetches the page (and blocks private targets, 403). A wrapper that fetches
-    pages itself must also check the resolved IP address, at connection time.
-    """
-    parts = urlsplit(url)
-    try:
-        host = (parts.hostname or "").lower().rstrip(".")
-    except ValueError:  # e.g. an unclosed "[" in the host
-        host = ""
-    if parts.scheme not in ("http", "https") or not host:
-        raise ToolError(f"Only http:// or https:// URLs with a host can be read (got {url!r}), "
-                        "for example a URL from the search results.")
-    if is_private_host(host):
-        raise ToolError(f"{host} is a private or internal address; the web tools never read those. "
-                        "Use another, public source: pick a different result from search or news.")
-
-
-def is_private_host(host: str) -> bool:
-    """True for a host name or address that may point inside this machine or its network."""
-    ip = numeric_address(host)
-    if ip is not None:
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-            ip = ip.ipv4_mapped
-        return not ip.is_global
-    if not HOST_NAME.fullmatch(host):  # %-escapes, spaces, empty labels: not a name DNS would serve
-        return True
-    return host == "localhost" or "." not in host or host.endswith(BLOCKED_SUFFIXES)
-
-
-def numeric_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The IP address a host means if it is written as a number, in any spelling a resolver accepts."""
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    try:  # the C library's forms: 127.1, 2130706433, 0x7f000001, 0177.0.0.1, 0
-        return ipaddress.IPv4Address(socket.inet_aton(host))
-    except OSError:
-        return None
+class NotCharged(ToolError):
+    """A failed request the provider cannot have charged: it was never sent (no connection), or the
+    answer is one the provider documents as free (every status but 200). Only these are refunded."""
 
 
 class WebAPI:
@@ -129,21 +87,22 @@ class WebAPI:
 
     async def search(self, query: str, n: int) -> dict:
         data = await self._get("/search", {"q": query, "n": n})
-        return {"results": [{k: r[k] for k in ("title", "url", "snippet")} for r in data["results"]],
-                "budget_left": self.budget.left}
+        return trimmed(data, "results", n, ("title", "url", "snippet")) | {"budget_left": self.budget.left}
 
     async def news(self, query: str, n: int, days: int) -> dict:
         data = await self._get("/news", {"q": query, "n": n, "days": days})
         keep = ("title", "source", "published", "url", "summary")
-        return {"articles": [{k: a[k] for k in keep} for a in data["articles"]], "budget_left": self.budget.left}
+        return trimmed(data, "articles", n, keep) | {"budget_left": self.budget.left}
 
     async def read_page(self, url: str, start: int, max_chars: int) -> dict:
         check_url(url)
         data = await self._get("/page", {"url": url}, what=url)
-        text = data["text"]
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise ToolError(UNREADABLE)
         piece = text[start:start + max_chars]
         truncated = start + len(piece) < len(text)
-        return {"url": url, "title": data["title"], "text": piece, "truncated": truncated,
+        return {"url": url, "title": clip(data.get("title")), "text": piece, "truncated": truncated,
                 "next_start": start + len(piece) if truncated else None, "total_chars": len(text),
                 "budget_left": self.budget.left}
 
@@ -151,8 +110,8 @@ class WebAPI:
         await self.budget.reserve(self.COST)  # first, before any await that could let another call in
         try:
             return await self._request(path, params, what)
-        except BaseException:
-            self.budget.refund(self.COST)  # the provider charges only successful requests
+        except NotCharged:  # anything else (a timeout, a cancelled call, a garbled 200) may have been charged
+            self.budget.refund(self.COST)
             raise
 
     async def _request(self, path: str, params: dict, what: str) -> dict:
@@ -160,16 +119,9 @@ class WebAPI:
                                       verify=tls_context()) as http:
             first: int | None = None  # the status of the first attempt, once we retry
             while True:
-                try:
-                    r = await http.get(path, params=params)
-                except httpx2.TimeoutException:
-                    raise ToolError(f"The web API did not answer within {self.timeout:g} s. Try once more with a "
-                                    "simpler query, or answer without web results.") from None
-                except httpx2.TransportError:
-                    raise ToolError("The web API cannot be reached. Answer without web results and tell the "
-                                    "user that web search is unavailable right now.") from None
+                r = await self._send(http, path, params)
                 if r.status_code == 200:
-                    return r.json()
+                    return parsed(r)
                 if first is None and r.status_code == 429 and retry_after(r) <= MAX_POLITE_WAIT:
                     wait = retry_after(r)
                     self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
@@ -178,8 +130,59 @@ class WebAPI:
                     self.retries.append(f"{r.status_code} server error: retried once")
                     await self.sleep(0.5)
                 else:
-                    raise ToolError(advice(r, what, first))
+                    raise NotCharged(advice(r, what, first))
                 first = r.status_code
+
+    async def _send(self, http: httpx2.AsyncClient, path: str, params: dict) -> httpx2.Response:
+        try:
+            return await http.get(path, params=params)
+        except (httpx2.ConnectError, httpx2.ConnectTimeout):  # no connection, so no request
+            raise NotCharged(UNREACHABLE) from None
+        except httpx2.TimeoutException:
+            raise ToolError(f"The web API did not answer within {self.timeout:g} s (the credit stays spent: it "
+                            "may have charged the request). Try once more with a simpler query, or answer without "
+                            "web results.") from None
+        except httpx2.TransportError:  # the connection broke after the request went out
+            raise ToolError(UNREACHABLE) from None
+
+
+UNREACHABLE = ("The web API cannot be reached. Answer without web results and tell the user that web search is "
+               "unavailable right now.")
+UNREADABLE = ("The web API sent an answer that cannot be read. Try once more later, or answer without web results "
+              "and tell the user web search is not working properly.")
+FIELD_CHARS = 500  # a title, snippet or summary longer than this is cut: the model needs a glimpse, not the page
+
+
+def parsed(r: httpx2.Response) -> dict:
+    try:
+        data = r.json()
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise ToolError(UNREADABLE)
+    return data
+
+
+def clip(value: object, limit: int = FIELD_CHARS) -> str:
+    text = value if isinstance(value, str) else ""
+    return text if len(text) <= limit else text[:limit] + " […]"
+
+
+def field_limit(field: str) -> int:
+    return URL_CHARS if field == "url" else FIELD_CHARS
+
+
+def trimmed(data: dict, key: str, n: int, keep: tuple[str, ...]) -> dict:
+    """The first `n` hits of `data[key]`, with only the fields in `keep`, each at most FIELD_CHARS long,
+    and a note saying what was cut: a provider may send more (and longer) than was asked for."""
+    hits = data.get(key)
+    if not isinstance(hits, list) or not all(isinstance(hit, dict) for hit in hits):
+        raise ToolError(UNREADABLE)
+    rows = [{k: clip(hit.get(k), field_limit(k)) for k in keep} for hit in hits[:n]]
+    cut = [f"the API sent {len(hits)} {key}; these are the first {n} you asked for"] if len(hits) > n else []
+    if any(isinstance(hit.get(k), str) and len(hit[k]) > field_limit(k) for hit in hits[:n] for k in keep):
+        cut.append(f"fields longer than {FIELD_CHARS} characters were cut (they end in \" […]\")")
+    return {key: rows} | ({"note": "Cut: " + "; ".join(cut) + "."} if cut else {})
 
 
 @functools.cache
@@ -221,6 +224,9 @@ def advice(r: httpx2.Response, what: str, first: int | None = None) -> str:
         return f"The page {what} {why}, so it cannot be read. Use another source: pick a different result."
     if status == 404:
         return f"There is no page at {what}. Use a URL exactly as it appears in search or news results."
+    if status in (413, 414):
+        return (f"The web API refused the request as too large (HTTP {status}). Send a shorter query or URL and "
+                "call again.")
     if status == 401:
         return (f"The web API rejected this server's API key (HTTP 401). Tell the user to set {API_KEY_ENV}; "
                 "do not retry.")
@@ -241,7 +247,7 @@ def advice(r: httpx2.Response, what: str, first: int | None = None) -> str:
 Query = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=200),
                   Field(description="Search words, 2-200 characters, e.g. 'kettle recall'.")]
 Count = Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")]
-Url = Annotated[str, Field(pattern=r"^https?://\S+$", max_length=2000,
+Url = Annotated[str, Field(pattern=r"^https?://\S+$", max_length=URL_CHARS,
                            description="A public http(s) URL, as found in search or news results.")]
 
 WEB = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
@@ -252,7 +258,7 @@ def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPS
     every client starts its own server process, so the budget is per session; over HTTP all clients of
     one process share it."""
     api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
-    mcp = MCPServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
+    mcp = StrictServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
                     "from a small budget: prefer the shop's own documents when they answer the question.",
                     log_level="WARNING", **bearer_auth(token))
     tool = described(mcp)
