@@ -20,12 +20,12 @@ import math
 import os
 import stat
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field
 
 from course import paths
@@ -34,12 +34,8 @@ from course.orders import SHOP_DATE, OrderLookup
 from course.orders import orders as seed_orders
 from course.tools import Tool
 
-try:  # a lock between processes (an MCP server and a notebook may share the file); not on Windows
-    import fcntl
-except ImportError:  # pragma: no cover
-    fcntl = None
-
 DEFAULT_NAME = "shop.json"
+LOCK_TIMEOUT = 30.0  # seconds a change waits for another one to finish: a stuck process gets a message, not a hang
 NEW_FILE_MODE = 0o644  # mkstemp makes 0600 files; a store is an ordinary file the learner may open
 OrderId = Annotated[str, Field(pattern=r"^A\d{4}$", description="Order number, e.g. A1001")]
 
@@ -112,7 +108,10 @@ class ShopStore:
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path is not None else paths.WORK / DEFAULT_NAME
-        self._lock = threading.Lock()
+        self.lock_timeout = LOCK_TIMEOUT
+        # Between processes (an MCP server and a notebook may share the file) and between threads: filelock
+        # takes an OS lock per thread, on Windows too.
+        self._lock = FileLock(self.path.with_name(self.path.name + ".lock"))
 
     def __repr__(self) -> str:
         return f"ShopStore({str(self.path)!r})"
@@ -274,17 +273,15 @@ class ShopStore:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        with self._lock:
-            if fcntl is None:
-                yield
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                try:
-                    yield
-                finally:
-                    fcntl.flock(lock, fcntl.LOCK_UN)
+        try:
+            self._lock.acquire(timeout=self.lock_timeout)
+        except Timeout:
+            raise StoreError(f"{self.path} has been busy for {self.lock_timeout:g} s: another program is changing it "
+                             "(a server from lesson 5 or 6 still running?). Try again, or stop that program.") from None
+        try:
+            yield
+        finally:
+            self._lock.release()
 
 
 def is_store(data: Any) -> bool:

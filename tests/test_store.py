@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -128,6 +130,32 @@ def test_concurrent_refunds_never_exceed_the_total(store):
     for t in threads:
         t.join(10)
     assert sum(isinstance(o, dict) for o in outcomes) == 1 and store.refunded("A1004") == 100.0
+
+
+HOLD_THE_LOCK = """
+import sys
+from course.store import ShopStore
+with ShopStore(sys.argv[1])._locked():
+    print("holding", flush=True)
+    sys.stdin.read()  # until the test closes our stdin
+"""
+
+
+def test_a_change_waits_for_another_process_and_gives_up_with_a_message_instead_of_hanging(store):
+    store.load()
+    other = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(store.path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=os.environ | {"PYTHONPATH": str(paths.ROOT)})
+    try:
+        assert other.stdout.readline() == "holding\n"
+        store.lock_timeout = 0.2
+        with pytest.raises(StoreError, match="busy for 0.2 s: another program is changing it"):
+            store.issue_refund("A1004", 10, "Chair broke.")
+    finally:
+        other.stdin.close()
+        other.wait(30)
+    assert store.refunded("A1004") == 0
+    store.issue_refund("A1004", 10, "Chair broke.")  # the other process is gone: the lock is free
+    assert store.refunded("A1004") == 10
 
 
 def test_write_tools_are_marked_write_and_validate_their_arguments(store):

@@ -29,12 +29,12 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
+from course import offline
+
 ROOT = Path(__file__).resolve().parents[2]
 # Only these reach the learner's code, whatever command started the grader; keys and tokens never do.
 ALLOWED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "TERM")
-FIXED_ENV = {"COURSE_BACKEND": "scripted", "COURSE_APPROVER": "scripted", "HF_HUB_OFFLINE": "1",
-             "TRANSFORMERS_OFFLINE": "1", "PYTHONIOENCODING": "utf-8",
-             "MPLBACKEND": "Agg"}
+FIXED_ENV = {**offline.SCRIPTED, **offline.LOCAL_MODELS, "PYTHONIOENCODING": "utf-8", "MPLBACKEND": "Agg"}
 COPIED = ("course", "data")  # what the checks need; solutions/ and notebooks/ stay out of reach
 MARK = "COURSE_GRADING_SANDBOX"  # names the sandbox a stray process belongs to (the sweep looks for it)
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from course.grading.{0} import main; main()"

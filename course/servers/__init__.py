@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from typing import Any
 
 # Process helpers live in course.processes (the host uses them too); named here for lesson 5's imports.
+from course.offline import MODEL_VARIABLES
 from course.processes import HOST, child_env, free_port, stop, wait_for_port
 
 TOKEN_ENV = "COURSE_MCP_TOKEN"
@@ -57,7 +58,7 @@ def bearer_auth(token: str | None) -> dict[str, Any]:
     return {"token_verifier": StaticToken(token), "auth": settings}
 
 
-CHILD_ENV = ("HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TOKENIZERS_PARALLELISM", "COURSE_EMBEDDING_MODEL_DIR")
+CHILD_ENV = MODEL_VARIABLES  # a child loads the same embedding model, from local files
 
 
 @contextmanager
