@@ -129,6 +129,11 @@ def check_success_rate(success_rate):
         raise NotYet("an answer that cites one of the question's 'also' sections is right too.")
     if not isinstance(got, (int, float)) or abs(got - 0.5) > 1e-9:
         raise NotYet(f"2 of these 4 answers cite a right section, so the rate is 0.5 (got {got!r}).")
-    if success_rate([], []) != 0:
-        raise NotYet("with no questions there is nothing to succeed at: return 0, not an error.")
+    try:
+        empty = success_rate([], [])
+    except ZeroDivisionError:
+        empty = None
+    if empty != 0:
+        raise NotYet("with no questions there is nothing to succeed at: return 0 (dividing by len(questions) "
+                     "fails when there are none).")
     return "the same rule as the evaluation table's 'task success'."

@@ -9,11 +9,16 @@ strict=True)` accepts `tool_calls: null` on a text answer, which the spec does n
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
+import sys
 from functools import cache
 from pathlib import Path
 
 import fastjsonschema
+
+from course.paths import WORK
 
 SUBSET = Path(__file__).parent / "openapi" / "subset.json"
 SCHEMAS = {  # (endpoint, what) -> schema name in the spec
@@ -26,11 +31,29 @@ SCHEMAS = {  # (endpoint, what) -> schema name in the spec
 }
 
 
+CACHE = WORK / "openapi-validators"
+
+
 @cache
 def validator(name: str):
-    """Compiled on first use (fastjsonschema: ~0.1-1 s per schema, then microseconds per check)."""
-    spec = json.loads(SUBSET.read_text())
-    return fastjsonschema.compile({"$ref": f"#/components/schemas/{name}", "components": {"schemas": spec["schemas"]}})
+    """Compiled on first use, then microseconds per check. Generating and compiling the Responses
+    schemas takes seconds, so the compiled code is kept in work/ while subset.json is unchanged."""
+    text = SUBSET.read_text()
+    key = hashlib.sha256((text + sys.version).encode()).hexdigest()[:12]  # bytecode is per Python version
+    cached = CACHE / f"{name}-{key}.marshal"
+    try:
+        code = marshal.loads(cached.read_bytes())
+    except (OSError, ValueError, EOFError):
+        schema = {"$ref": f"#/components/schemas/{name}", "components": {"schemas": json.loads(text)["schemas"]}}
+        code = compile(fastjsonschema.compile_to_code(schema), f"<openapi {name}>", "exec")
+        try:
+            CACHE.mkdir(parents=True, exist_ok=True)
+            cached.write_bytes(marshal.dumps(code))
+        except OSError:
+            pass  # a read-only checkout: compile again next time
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 (code fastjsonschema generated from the vendored spec)
+    return namespace["validate"]
 
 
 def problems(endpoint: str, what: str, payload: dict) -> list[str]:
