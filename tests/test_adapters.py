@@ -28,7 +28,7 @@ def ask(adapter_cls, question=QUESTION, script=policy_desk, tmp_path=None, **kw)
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_the_same_mcp_half_answers_through_either_api_citing_the_section(adapter, tmp_path):
-    result, fake = ask(adapter, tmp_path=tmp_path)
+    result, _ = ask(adapter, tmp_path=tmp_path)
     assert [c.name for c in result.calls] == ["search_docs", "read_section"]
     assert result.stop_reason == "done" and result.steps == 3 and "(Source: refunds ›" in result.answer
     assert result.tokens == sum(t.usage.total for t in result.turns) > 0

@@ -33,7 +33,7 @@ def test_the_held_out_questions_name_real_sections_and_differ_from_the_course_se
 class FakeIndex:
     """Two rankings that disagree: embeddings rank a b c d, BM25 d b c a; both put b second."""
 
-    sections = [SimpleNamespace(doc="d", heading=h, text=h) for h in "abcd"]
+    sections = tuple(SimpleNamespace(doc="d", heading=h, text=h) for h in "abcd")
 
     def scores(self, query):
         return np.array([0.9, 0.8, 0.7, 0.1])

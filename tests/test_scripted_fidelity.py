@@ -5,10 +5,9 @@ import json
 import openai
 import pytest
 
-from course.scripted import Fail, OffSpecAnswer, ScriptedModel, call, raw_call
-from course.scripted import schema
-from course.scripted.chat_answers import Answer, completion
 from course.orders import shop_toolbox
+from course.scripted import Fail, OffSpecAnswer, ScriptedModel, call, raw_call, schema
+from course.scripted.chat_answers import Answer, completion
 from course.stories.lesson1 import order_status
 
 TOOLS = shop_toolbox().definitions()
@@ -204,3 +203,18 @@ def test_every_streamed_chunk_is_checked_against_the_schema():
     list(model.client().chat.completions.create(model="gpt-5.5", messages=USER, stream=True))
     chunks = model.exchanges[-1]["answer"]
     assert len(chunks) >= 3 and all(not schema.problems("chat", "chunk", c) for c in chunks)
+
+
+def test_a_request_the_published_schema_forbids_gets_a_400_naming_the_field():
+    with pytest.raises(openai.BadRequestError) as e:
+        ask(ScriptedModel(["never"]), [{"role": "user", "content": 42}])
+    assert "messages[0]" in e.value.body["message"] and "published schema" in e.value.body["message"]
+
+
+def test_every_exchange_is_recorded_with_its_endpoint_and_status():
+    model = ScriptedModel(["a", Fail(429)])
+    ask(model)
+    with pytest.raises(openai.RateLimitError):
+        ask(model)
+    assert [(e["endpoint"], e["status"]) for e in model.exchanges] == [("chat", 200), ("chat", 429)]
+    assert not schema.problems("chat", "error", model.exchanges[1]["answer"])

@@ -5,9 +5,8 @@ import json
 import openai
 import pytest
 
-from course.scripted import ScriptedModel, call
-from course.scripted import schema
 from course.orders import shop_toolbox
+from course.scripted import ScriptedModel, call, schema
 from course.stories.lesson1 import order_status
 
 TOOLS = [{"type": "function", "name": d["function"]["name"], "description": d["function"]["description"],

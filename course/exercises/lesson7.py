@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import string
 
-import mcp.types as types
+from mcp import types
 
 from course.adapters import ToolResult
 from course.exercises import NotYet, exercise

@@ -36,8 +36,8 @@ def error_response(rejection: APIRejection, headers: dict | None = None) -> http
 # status -> (type, code, default message) as the real API sends them
 FAILURES = {
     400: ("invalid_request_error", None, "The request was invalid."),
-    401: ("invalid_request_error", "invalid_api_key", "Incorrect API key provided: sk-*****. You can find your "
-          "API key at https://platform.openai.com/account/api-keys."),
+    401: ("invalid_request_error", "invalid_api_key", ("Incorrect API key provided: sk-*****. You can find your "
+                                                        "API key at https://platform.openai.com/account/api-keys.")),
     403: ("invalid_request_error", "unsupported_country_region_territory",
           "Country, region, or territory not supported"),
     404: ("invalid_request_error", "model_not_found",

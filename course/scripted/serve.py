@@ -18,7 +18,7 @@ def server_for(model: ScriptedModel, port: int = 0) -> ThreadingHTTPServer:
 
 def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (stdlib name)
+        def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             request = httpx2.Request("POST", f"http://127.0.0.1{self.path}", content=self.rfile.read(length))
             try:

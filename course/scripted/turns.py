@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
-from course.agent.tokens import estimate_tokens  # one estimate for the loop's budget and the usage here
 from course.errors import CourseError
 
 CREATED = 1_767_225_600  # a fixed timestamp keeps responses identical run to run
@@ -58,7 +57,7 @@ class Timeout:
     seconds: float = 1.0  # only used when served over HTTP: how long to stall
 
 
-Turn = Union[str, ToolCall, list[ToolCall], Fail, Timeout]
+Turn = str | ToolCall | list[ToolCall] | Fail | Timeout
 Rule = Callable[[dict], Turn]
 
 
