@@ -59,8 +59,8 @@ def check_result_item(result_item):
     return "Chat Completions' tool message and this item carry the same three things under other names."
 
 
-def mcp_result(rng: random.Random, failed: bool) -> tuple[types.CallToolResult, str]:
-    parts = [sentence(rng, 4) for _ in range(rng.randint(1, 3))]
+def mcp_result(rng: random.Random, failed: bool, n: int) -> tuple[types.CallToolResult, str]:
+    parts = [sentence(rng, 4) for _ in range(n)]
     return (types.CallToolResult(content=[types.TextContent(type="text", text=p) for p in parts], is_error=failed),
             "\n".join(parts))
 
@@ -68,9 +68,9 @@ def mcp_result(rng: random.Random, failed: bool) -> tuple[types.CallToolResult, 
 @exercise("l7-error-flag", lesson=7, given=GIVEN)
 def check_error_flag(from_mcp):
     rng = random.Random()
-    for failed in (False, True, rng.random() < 0.5):
+    for failed, n in ((False, rng.randint(2, 3)), (True, 1), (rng.random() < 0.5, rng.randint(1, 3))):
         cid = call_id(rng)
-        result, text = mcp_result(rng, failed)
+        result, text = mcp_result(rng, failed, n)
         got = from_mcp(cid, result)
         if not isinstance(got, ToolResult):
             raise NotYet(f"from_mcp returns a {type(got).__name__}: return ToolResult(call_id, text, is_error).")
