@@ -66,9 +66,11 @@ def test_the_responses_tool_shape_is_flat_and_says_whether_it_is_strict():
                                  "parameters": {"type": "object"}, "strict": False}
 
 
-def test_a_streamed_final_answer_arrives_in_pieces_that_make_the_answer(tmp_path):
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_a_streamed_final_answer_arrives_in_pieces_that_make_the_answer(adapter, tmp_path):
     pieces = []
-    result, _ = ask(ChatCompletionsAdapter, tmp_path=tmp_path, on_text=pieces.append)
+    result, fake = ask(adapter, tmp_path=tmp_path, on_text=pieces.append)
+    assert all(r.get("stream") for r in fake.requests)
     assert len(pieces) > 5 and "".join(pieces) == result.answer
     assert [c.name for c in result.calls] == ["search_docs", "read_section"]  # calls rebuilt from fragments
 

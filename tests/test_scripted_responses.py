@@ -103,3 +103,24 @@ def test_every_response_matches_the_published_schema():
     assert all(e["endpoint"] == "responses" and not schema.problems("responses", "answer", e["answer"])
                for e in model.exchanges)
     assert not schema.problems("responses", "request", model.requests[0])
+
+
+def test_stream_true_sends_the_responses_events_in_order_and_the_helper_rebuilds_the_call():
+    events = list(client(ScriptedModel(["Hello there, it shipped."])).responses.create(
+        model="gpt-5.5", input="hi", stream=True))
+    kinds = [e.type for e in events]
+    assert kinds[:2] == ["response.created", "response.in_progress"] and kinds[-1] == "response.completed"
+    assert "".join(e.delta for e in events if e.type == "response.output_text.delta") == "Hello there, it shipped."
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    with ScriptedModel(order_status).client(max_retries=0).responses.stream(
+            model="gpt-5.5", input="Where is A1001?", tools=TOOLS) as stream:
+        deltas = [e.delta for e in stream if e.type == "response.function_call_arguments.delta"]
+        final = stream.get_final_response()
+    assert len(deltas) > 1 and json.loads("".join(deltas)) == json.loads(final.output[0].arguments)
+
+
+def test_every_streamed_event_is_checked_against_the_schema():
+    model = ScriptedModel(["Hi"])
+    list(client(model).responses.create(model="gpt-5.5", input="hi", stream=True))
+    assert all(not schema.problems("responses", "chunk", e) for e in model.exchanges[-1]["answer"])
+    assert schema.problems("responses", "chunk", {**model.exchanges[-1]["answer"][0], "sequence_number": "1"})

@@ -7,6 +7,8 @@ a result is a `function_call_output` item, and the text is `output_text`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from course.adapters.turn import ModelTurn, ToolCall, ToolResult, Usage
 
 
@@ -27,10 +29,31 @@ class ResponsesAdapter:
         return [flat_tool(d) for d in definitions]
 
     async def turn(self, history: list[dict], tools: list[dict]) -> ModelTurn:
-        extra = {"tools": tools} if tools else {}
+        r = await self.client.responses.create(model=self.model, input=history, **self._extra(tools), **self.options)
+        return self._read(r, history)
+
+    async def stream(self, history: list[dict], tools: list[dict], on_text: Callable[[str], None]) -> ModelTurn:
+        """The same turn, streamed: `on_text` gets each text delta; the last event holds the whole response."""
+        events = await self.client.responses.create(model=self.model, input=history, stream=True,
+                                                    **self._extra(tools), **self.options)
+        final = None
+        async for event in events:
+            if event.type == "response.output_text.delta":
+                on_text(event.delta)
+            elif event.type in ("response.completed", "response.incomplete"):
+                final = event.response
+        if final is None:
+            raise RuntimeError("the stream ended without a completed response")
+        return self._read(final, history)
+
+    def _extra(self, tools: list[dict]) -> dict:
+        extra: dict = {"tools": tools} if tools else {}
         if self.instructions:
             extra["instructions"] = self.instructions
-        r = await self.client.responses.create(model=self.model, input=history, **extra, **self.options)
+        return extra
+
+    @staticmethod
+    def _read(r, history: list[dict]) -> ModelTurn:
         history.extend(item.model_dump(exclude_none=True) for item in r.output)
         calls = tuple(ToolCall(i.call_id, i.name, i.arguments) for i in r.output if i.type == "function_call")
         cut = r.status == "incomplete" and r.incomplete_details and r.incomplete_details.reason == "max_output_tokens"

@@ -121,6 +121,8 @@ class ScriptedModel:
         n = len(self.requests)
         if body.get("store", True):
             self._conversations[f"resp_scripted_{n}"] = responses_api.remembered(chat, answer, n)
+        if body.get("stream"):
+            return chat_answers.event_stream(responses_api.events(body, answer, n, body["model"]), named=True)
         return httpx2.Response(200, json=responses_api.response(body, answer, n, body["model"]))
 
     def next_turn(self, body: dict, view: dict | None = None) -> Turn:

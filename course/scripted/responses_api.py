@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
-from course.scripted.chat_answers import Answer, call_id
+from course.scripted.chat_answers import Answer, call_id, pieces
 from course.scripted.rejections import APIRejection, script_error
 from course.scripted.turns import CREATED
 
@@ -25,9 +25,6 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
             raise APIRejection(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
     if not body.get("model"):
         raise APIRejection("Missing required parameter: 'model'.", "model", "missing_required_parameter")
-    if body.get("stream"):
-        raise script_error("streaming is simulated for Chat Completions only; call responses.create() "
-                           "without stream=True.", "stream")
     previous = body.get("previous_response_id")
     if previous is not None and previous not in history:
         raise APIRejection(f"Previous response with id '{previous}' not found.", "previous_response_id",
@@ -133,6 +130,41 @@ def response(body: dict, a: Answer, n: int, model: str) -> dict:
                       "total_tokens": a.prompt_tokens + a.completion_tokens,
                       "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                       "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+def events(body: dict, a: Answer, n: int, model: str) -> list[dict]:
+    """The server-sent events of a streamed response: created, each item added / its deltas / done, completed."""
+    done = response(body, a, n, model)
+    started = {**done, "status": "in_progress", "output": [], "incomplete_details": None}
+    del started["usage"]  # optional, but not nullable: it comes with the completed response
+    out: list[dict] = [{"type": "response.created", "response": started},
+                       {"type": "response.in_progress", "response": started}]
+    for i, item in enumerate(done["output"]):
+        where = {"item_id": item["id"], "output_index": i}
+        if item["type"] == "message":
+            text = item["content"][0]["text"]
+            out.append({"type": "response.output_item.added", "output_index": i,
+                        "item": {**item, "status": "in_progress", "content": []}})
+            empty = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+            out.append({"type": "response.content_part.added", **where, "content_index": 0, "part": empty})
+            out += [{"type": "response.output_text.delta", **where, "content_index": 0, "delta": piece, "logprobs": []}
+                    for piece in pieces(text) if piece]
+            out.append({"type": "response.output_text.done", **where, "content_index": 0, "text": text,
+                        "logprobs": []})
+            out.append({"type": "response.content_part.done", **where, "content_index": 0,
+                        "part": item["content"][0]})
+        else:
+            out.append({"type": "response.output_item.added", "output_index": i,
+                        "item": {**item, "status": "in_progress", "arguments": ""}})
+            args = item["arguments"]
+            out += [{"type": "response.function_call_arguments.delta", **where, "delta": args[j:j + 8]}
+                    for j in range(0, len(args), 8)]
+            out.append({"type": "response.function_call_arguments.done", **where, "name": item["name"],
+                        "arguments": args})
+        out.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    out.append({"type": "response.incomplete" if done["status"] == "incomplete" else "response.completed",
+                "response": done})
+    return [{**e, "sequence_number": k} for k, e in enumerate(out)]
 
 
 def remembered(chat: dict, a: Answer, n: int) -> list[dict]:

@@ -27,6 +27,7 @@ SCHEMAS = {  # (endpoint, what) -> schema name in the spec
     ("chat", "chunk"): "CreateChatCompletionStreamResponse",
     ("responses", "request"): "CreateResponse",
     ("responses", "answer"): "Response",
+    ("responses", "chunk"): "ResponseStreamEvent",
     ("any", "error"): "ErrorResponse",
 }
 

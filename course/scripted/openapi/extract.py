@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 ROOTS = ["CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse",
-         "ErrorResponse", "CreateResponse", "Response"]
+         "ErrorResponse", "CreateResponse", "Response", "ResponseStreamEvent"]
 DROP = {"description", "example", "examples", "x-oaiMeta", "x-oaiTypeLabel", "x-oaiExpandable", "title",
         "deprecated", "x-stainless-const"}
 HERE = Path(__file__).parent
