@@ -31,11 +31,20 @@ import mcp.types as types
 
 from course.approval import NOT_OFFERED, Approver, guarded
 from course.arguments import parse_arguments
-from course.errors import BadArguments
+from course.errors import BadArguments, ServerError
 from course.host.connection import Connection
-from course.host.convert import MAX_RESULT_CHARS, SEPARATOR, Outcome, capped, exposed_names, is_read_only, \
-    needs_tasks, openai_name, result_text, to_openai_tool
-from course.host.errors import ServerError
+from course.host.convert import (
+    MAX_RESULT_CHARS,
+    SEPARATOR,
+    Outcome,
+    capped,
+    exposed_names,
+    is_read_only,
+    needs_tasks,
+    openai_name,
+    result_text,
+    to_openai_tool,
+)
 from course.host.notes import renamed, stdout_noise
 from course.host.replies import call_failed, outcome_of, unavailable
 from course.host.servers import ServerSpec, check_spec
