@@ -17,6 +17,7 @@ import json
 import random
 from typing import Any
 
+from course.backend import MODEL
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson6_cases import (
     READ,
@@ -209,7 +210,7 @@ def check_to_openai(to_openai):
     except TypeError:
         raise NotYet("the definitions must be plain JSON (dicts, lists, strings): no MCP objects inside.") from None
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "hi"}], tools=definitions)
+        model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=definitions)
     return "The model sees each tool with the schema the server enforces, and the API accepts them."
 
 

@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any
 
+from course.backend import MODEL
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson6 import DOCS_ALLOW, GIVEN_EXECUTE, awaited
 from course.exercises.lesson6_cases import READ, docs_server, input_schema, made_server
@@ -67,7 +68,7 @@ class Execute:
 
 def loop(agent: Any, llm: Any, question: str, tools: list, execute: Any, max_steps: int) -> Any:
     async def go() -> Any:
-        return await awaited(agent(llm, "any-model", question, tools, execute, max_steps),
+        return await awaited(agent(llm, MODEL, question, tools, execute, max_steps),
                              "agent(llm, model, question, tools, execute, max_steps)")
 
     return guarded(go)
@@ -172,7 +173,7 @@ def story(agent: Any) -> None:
     async def go() -> tuple[Any, list]:
         async with McpHost(approver=yes, quiet=True) as host:
             await host.connect("docs", in_memory(server), allow=DOCS_ALLOW)
-            reply = await awaited(agent(ScriptedModel(model).async_client(max_retries=0), "any-model", QUESTION,
+            reply = await awaited(agent(ScriptedModel(model).async_client(max_retries=0), MODEL, QUESTION,
                                         host.tools(), host.execute, 6),
                                   "agent(llm, model, question, tools, execute, max_steps)")
             return reply, [o.tool for o in host.outcomes]
