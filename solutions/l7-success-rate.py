@@ -4,7 +4,7 @@ def success_rate(answers, questions):
     if not questions:
         return 0
     right = 0
-    for answer, q in zip(answers, questions):
+    for answer, q in zip(answers, questions, strict=True):
         sections = [q["section"], *q.get("also", [])]
         if any(f"{q['doc']} › {s}" in (answer or "") for s in sections):
             right += 1

@@ -134,7 +134,8 @@ def test_success_rate_accepts_a_one_line_solution():
     ("""def success_rate(answers, questions):
             if not questions:
                 return 0
-            return sum(f"{q['doc']} › {q['section']}" in (a or "") for a, q in zip(answers, questions)) / len(questions)""",
+            cited = (f"{q['doc']} › {q['section']}" in (a or "") for a, q in zip(answers, questions))
+            return sum(cited) / len(questions)""",
      "'also' sections"),
     ("""def success_rate(answers, questions):
             return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q.get("also", [])])

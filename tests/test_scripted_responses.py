@@ -39,7 +39,8 @@ def test_previous_response_id_sends_only_the_new_items():
     r = c.responses.create(model="gpt-5.5", input="Where is A1001?", tools=TOOLS, instructions="Be brief.")
     fc = r.output[0]
     r2 = c.responses.create(model="gpt-5.5", previous_response_id=r.id, tools=TOOLS, input=[
-        {"type": "function_call_output", "call_id": fc.call_id, "output": '{"order_id": "A1001", "status": "shipped"}'}])
+        {"type": "function_call_output", "call_id": fc.call_id,
+         "output": '{"order_id": "A1001", "status": "shipped"}'}])
     assert r2.output_text == "Order A1001 is shipped." and r2.previous_response_id == r.id
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from course.adapters.turn import ModelTurn, ToolCall, ToolResult, Usage
 
@@ -41,7 +42,9 @@ class ChatCompletionsAdapter:
         chunks = await self.client.chat.completions.create(
             model=self.model, messages=history, stream=True, stream_options={"include_usage": True},
             **extra, **self.options)
-        text, calls, finish, usage = [], {}, None, Usage()
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        finish, usage = None, Usage()
         async for chunk in chunks:
             if chunk.usage:
                 usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
@@ -59,7 +62,7 @@ class ChatCompletionsAdapter:
                     c["arguments"].append(d.function.arguments or "")
         made = tuple(ToolCall(c["id"], c["name"], "".join(c["arguments"])) for _, c in sorted(calls.items()))
         answer = "".join(text) if text else None
-        said = {"role": "assistant", "content": answer}
+        said: dict[str, Any] = {"role": "assistant", "content": answer}
         if made:
             said["tool_calls"] = [{"id": c.id, "type": "function",
                                    "function": {"name": c.name, "arguments": c.arguments}} for c in made]

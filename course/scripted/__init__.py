@@ -13,10 +13,27 @@ answers, streamed or not), `responses_api` (`/v1/responses`), `rejections` (erro
 from course.scripted.chat_checks import check_calls, validate_request
 from course.scripted.model import KNOWN_MODELS, ScriptedModel
 from course.scripted.rejections import APIRejection
-from course.scripted.rules import (APP_NOTE, from_user, last_user_text, offered_tools, tool_calls_since_user,
-                                   tool_results)
-from course.scripted.turns import (CREATED, Fail, OffSpecAnswer, Rule, ScriptExhausted, Timeout, ToolCall, Turn,
-                                   call, estimate_tokens, raw_call)
+from course.scripted.rules import (
+                                   APP_NOTE,
+                                   from_user,
+                                   last_user_text,
+                                   offered_tools,
+                                   tool_calls_since_user,
+                                   tool_results,
+)
+from course.scripted.turns import (
+                                   CREATED,
+                                   Fail,
+                                   OffSpecAnswer,
+                                   Rule,
+                                   ScriptExhausted,
+                                   Timeout,
+                                   ToolCall,
+                                   Turn,
+                                   call,
+                                   estimate_tokens,
+                                   raw_call,
+)
 
 __all__ = ["APIRejection", "APP_NOTE", "CREATED", "Fail", "KNOWN_MODELS", "OffSpecAnswer", "Rule", "ScriptExhausted",
            "ScriptedModel", "Timeout", "ToolCall", "Turn", "call", "check_calls", "estimate_tokens", "from_user",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import httpx2
 
@@ -62,7 +63,7 @@ def usage(a: Answer) -> dict:
 
 
 def message(a: Answer, n: int, choice: int = 0) -> dict:
-    out = {"role": "assistant", "content": a.text, "refusal": None, "annotations": []}
+    out: dict[str, Any] = {"role": "assistant", "content": a.text, "refusal": None, "annotations": []}
     if a.calls:  # the API leaves the key out of a text answer (it is not null)
         out["tool_calls"] = [{"id": call_id(n, i, choice), "type": "function",
                               "function": {"name": c.name, "arguments": c.arguments}}

@@ -9,6 +9,8 @@ both APIs; the answer is rendered back as a `response` object with output items.
 
 from __future__ import annotations
 
+from typing import Any
+
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
 from course.scripted.chat_answers import Answer, call_id, pieces
@@ -46,6 +48,7 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
                            f"but got {limit} instead.", "max_output_tokens", "integer_below_min_value")
     items = [{"type": "message", "role": "user", "content": body["input"]}] if isinstance(
         body.get("input"), str) else list(body.get("input") or [])
+    previous = previous or ""  # no previous response: nothing remembered
     earlier = {m["tool_call_id"] for m in history.get(previous, []) if m.get("role") == "tool"}
     called = {tc["id"] for m in history.get(previous, []) for tc in m.get("tool_calls") or []} - earlier
     answered = set()
@@ -63,7 +66,7 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
 
 def as_chat(body: dict, history: dict[str, list[dict]]) -> dict:
     """The Chat Completions body that says the same thing (what rules and checks read)."""
-    messages = list(history.get(body.get("previous_response_id"), []))
+    messages = list(history.get(body.get("previous_response_id") or "", []))
     if body.get("instructions") and not messages:
         messages.append({"role": "system", "content": body["instructions"]})
     items = body.get("input")
@@ -90,7 +93,8 @@ def as_chat(body: dict, history: dict[str, list[dict]]) -> dict:
         chat["tool_choice"] = {"type": "function", "function": {"name": choice.get("name")}}
     elif choice is not None:
         chat["tool_choice"] = choice
-    for ours, theirs in (("parallel_tool_calls", "parallel_tool_calls"), ("max_output_tokens", "max_completion_tokens")):
+    renamed = (("parallel_tool_calls", "parallel_tool_calls"), ("max_output_tokens", "max_completion_tokens"))
+    for ours, theirs in renamed:
         if body.get(ours) is not None:
             chat[theirs] = body[ours]
     return chat
@@ -169,6 +173,7 @@ def events(body: dict, a: Answer, n: int, model: str) -> list[dict]:
 
 def remembered(chat: dict, a: Answer, n: int) -> list[dict]:
     """The conversation after this response, for a later `previous_response_id`."""
+    said: dict[str, Any]
     if a.text is not None:
         said = {"role": "assistant", "content": a.text}
     else:

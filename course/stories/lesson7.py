@@ -19,7 +19,7 @@ def policy_desk(body: dict) -> str | ToolCall:
     offered, done = offered_tools(body), tool_calls_since_user(body)
     tools_on = body.get("tool_choice") != "none"
     called = {name for name, _, _ in done}
-    for name, _, result in done:
+    for _, _, result in done:
         if result.startswith("Error"):
             return f"Sorry, I could not look that up: {result.removeprefix('Error: ')[:200]}"
     if tools_on and not done and "search_docs" in offered:
