@@ -4,34 +4,33 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-READY  := $(VENV)/.ready
+# Learners get the lessons' packages (`make lab`); `make test` adds the test tools (`dev` in pyproject.toml).
+READY  := $(VENV)/.ready-lab
+DEV    := $(VENV)/.ready-dev
 MCP1   := $(VENV)/mcp1/.ready
+WHEELHOUSE ?= wheelhouse
 # The course's own notebooks (tracked in git), not a learner's copies such as 01_tool_calling-Copy1.ipynb.
 NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(sort $(wildcard notebooks/[0-9]*.ipynb)))
-TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 # Tests never use a real model or a key, whatever the shell has set.
 OFFLINE := env -u OPENAI_API_KEY -u OPENAI_BASE_URL COURSE_BACKEND=scripted
+SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab test bench notebooks grade stub-api clean
+.PHONY: setup lab test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server hub clean clean-state
 
+# Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
+# the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
 setup: $(READY)
 
-$(READY): pyproject.toml requirements.lock
-	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (3, 14) else "The course needs Python 3.11-3.13; run: make PYTHON=python3.12 ...")'
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@# On Linux, pip's default torch is the CUDA build (several GB of GPU libraries): take the CPU build first.
-	@if [ "$$(uname -s)-$$(uname -m)" = "Linux-x86_64" ] && ! $(PY) -c "import torch" 2>/dev/null; then \
-		echo "Installing PyTorch's CPU build first (small; the default Linux build is several GB)"; \
-		$(PY) -m pip install --quiet --disable-pip-version-check --retries 0 --timeout 10 \
-			torch==2.13.0 --index-url $(TORCH_CPU_INDEX) \
-		|| echo "Could not reach the PyTorch CPU index; pip picks its default torch build instead."; \
-	fi
-	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e ".[dev]"
-	$(PY) -m ipykernel install --sys-prefix --name course --display-name "Python (course)" >/dev/null
-	touch $@
+$(READY): pyproject.toml requirements.lock scripts/setup.sh
+	@$(SETUP) lab
+	@touch $@
+
+$(DEV): $(READY)
+	@$(SETUP) dev
+	@touch $@
 
 # mcp 1.x cannot share a venv with mcp 2: a separate one for lesson 6's older-protocol interop test.
-$(MCP1): $(READY)
+$(MCP1): $(DEV)
 	test -x $(VENV)/mcp1/bin/python || $(PY) -m venv $(VENV)/mcp1
 	$(VENV)/mcp1/bin/pip install --quiet --disable-pip-version-check mcp==1.30.0
 	touch $@
@@ -40,15 +39,15 @@ lab: setup
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
 		notebooks/01_tool_calling.ipynb
 
-test: setup $(MCP1)
+test: $(DEV) $(MCP1)
 	$(OFFLINE) $(PY) -m pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
 
-bench: setup
+bench: $(DEV)
 	$(OFFLINE) $(PY) -m bench
 
 # Re-execute the notebooks and store their outputs (what `make test` compares).
-notebooks: setup
+notebooks: $(DEV)
 	$(PY) -m course.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
 
 # Mentors: grade the exercises in a learner's notebook, e.g. `make grade NB=notebooks/01_tool_calling.ipynb`.
@@ -59,5 +58,35 @@ grade: setup
 stub-api: setup
 	$(PY) -m course.servers.stub_api --port $(or $(PORT),8765)
 
+# Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, ports; a verdict.)
+doctor:
+	@if [ -x $(PY) ]; then $(PY) -m course.doctor; else PYTHONPATH=. $(PYTHON) -m course.doctor; fi
+
+# For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick);
+# `make setup` then installs from it with no network.
+wheelhouse:
+	PYTHON=$(PYTHON) WHEELHOUSE=$(WHEELHOUSE) sh scripts/wheelhouse.sh
+
+# The class MCP server (WORKSHOP.md): a token per learner, then one server for the whole class.
+class-tokens: setup
+	$(PY) -m course.servers.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
+
+class-server: setup
+	$(PY) -m course.servers.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) --port $(or $(PORT),8000)
+
+# JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
+hub: $(VENV)/.ready-hub
+	PATH="$(CURDIR)/.cache/chp/node_modules/.bin:$$PATH" $(VENV)/bin/jupyterhub -f jupyterhub_config.py
+
+$(VENV)/.ready-hub: $(READY)
+	@$(SETUP) hub
+	test -x .cache/chp/node_modules/.bin/configurable-http-proxy || npm install --silent --prefix .cache/chp configurable-http-proxy@5
+	@touch $@
+
 clean:
-	rm -rf $(VENV) work
+	rm -rf $(VENV)
+
+# Your lessons' state (stores, caches, logs): ~/.local/state/llm-mcp-course unless COURSE_WORK says otherwise.
+clean-state:
+	@if [ -x $(PY) ]; then d=$$($(PY) -c "from course.paths import WORK; print(WORK)"); else d=$$(PYTHONPATH=. $(PYTHON) -c "from course.paths import WORK; print(WORK)"); fi; \
+		echo "removing $$d"; rm -rf "$$d"
