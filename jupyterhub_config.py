@@ -14,7 +14,7 @@ the user who started the hub: fine for a workshop on a machine you wipe afterwar
 anything that lasts (then use The Littlest JupyterHub: WORKSHOP.md). Variables:
 COURSE_HUB_URL (http://127.0.0.1:8080; http://0.0.0.0:8080 for the classroom's network),
 COURSE_HUB_PASSWORD (required), COURSE_HUB_HOMES (.cache/hub/homes), COURSE_HUB_STATE (.cache/hub),
-COURSE_VENV (.venv).
+COURSE_VENV (.venv), COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below).
 """
 
 import os
@@ -51,6 +51,18 @@ c.DummyAuthenticator.password = password
 c.Authenticator.allow_all = True  # any name, with the shared password: each name is a learner
 c.Authenticator.admin_users = {"teacher"}
 
+# With the class MCP server (WORKSHOP.md): COURSE_CLASS_TOKENS=tokens.txt gives each learner the token
+# of the line with their user name, and only those names (and "teacher") may log in. Lesson 6 then
+# talks to the class server at COURSE_MCP_URL instead of starting its own.
+class_tokens = os.environ.get("COURSE_CLASS_TOKENS")
+token_of: dict = {}
+if class_tokens:
+    from course.servers.learners import read_tokens
+
+    token_of = {name: token for token, name in read_tokens(Path(class_tokens)).items()}
+    c.Authenticator.allow_all = False
+    c.Authenticator.allowed_users = set(token_of) | {"teacher"}
+
 # Each learner: their own home under HOMES, a JupyterLab run from the course's venv.
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = str(HOMES / "{username}")
@@ -59,6 +71,11 @@ c.Spawner.default_url = "/lab"
 # The course kernel is registered in the venv (--sys-prefix); JUPYTER_PATH shows it to the learner's
 # server even if Spawner.cmd is changed to a JupyterLab from another environment.
 c.Spawner.environment = {"JUPYTER_PATH": str(VENV / "share" / "jupyter")}
+if token_of:
+    c.Spawner.environment |= {
+        "COURSE_MCP_URL": os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp"),
+        "COURSE_MCP_TOKEN": lambda spawner: token_of.get(spawner.user.name, ""),  # JupyterHub calls it per learner
+    }
 if os.getuid() == 0:  # a container or a throw-away VM, where everything runs as root
     c.Spawner.args = ["--allow-root"]
 c.Spawner.http_timeout = 120  # a cold start on a busy machine can take a while

@@ -3,12 +3,13 @@
 Starts JupyterHub on 127.0.0.1 with the course's config (dummy authenticator, local process
 spawner, homes under a temporary folder), logs two learners in with Debian's headless chromium,
 runs lesson 4's store cell (and one refund) as each in JupyterLab, and checks that each learner's
-shop lives in their own home. Slow (two JupyterLabs and two kernels); skipped locally when
+shop lives in their own home, and that each got their own class-server token from the hub. Slow (two JupyterLabs and two kernels); skipped locally when
 chromium, JupyterHub or configurable-http-proxy is missing, and failed in CI, which has them all.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -24,6 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course.servers.learners import new_tokens, read_tokens
 from tests.test_browser import CHROMIUM_ARGS, alive, dismiss_news, free_port, require_browser, unavailable
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +42,10 @@ def lesson4_store_cell() -> str:
 
 def write_notebook(path: Path, amount: float) -> None:
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(lesson4_store_cell()),
+    given = ('import hashlib, os\n'
+             'print("class token", hashlib.sha256(os.environ["COURSE_MCP_TOKEN"].encode()).hexdigest()[:12], '
+             '"for", os.environ["COURSE_MCP_URL"])')
+    nb.cells = [nbformat.v4.new_code_cell(lesson4_store_cell()), nbformat.v4.new_code_cell(given),
                 nbformat.v4.new_code_cell(f'refund = store.issue_refund("A1002", {amount}, "Mugs arrived broken.")\n'
                                           'from pathlib import Path\n'
                                           'print("refund", refund["refund_id"], "of", refund["amount"], "in", Path.home().name)')]
@@ -138,6 +143,10 @@ def test_two_learners_on_one_hub_run_lesson_4_each_in_their_own_state(tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     hub = Hub(tmp_path)
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text(new_tokens(LEARNERS))
+    token_of = {name: token for token, name in read_tokens(tokens).items()}
+    hub.env |= {"COURSE_CLASS_TOKENS": str(tokens), "COURSE_MCP_URL": "http://127.0.0.1:8000/mcp"}
     for name, amount in LEARNERS.items():
         write_notebook(hub.homes / name / "lesson4.ipynb", amount)
     hub.start()
@@ -155,12 +164,15 @@ def test_two_learners_on_one_hub_run_lesson_4_each_in_their_own_state(tmp_path):
                     page.wait_for_url(f"**/user/{name}/lab**", timeout=WAIT_MS)
                     page.goto(f"{hub.url}/user/{name}/lab/workspaces/t{secrets.token_hex(4)}/tree/lesson4.ipynb?reset")
                     expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
-                    expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(2, timeout=WAIT_MS)
+                    expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(3, timeout=WAIT_MS)
                     dismiss_news(page)
                     page.get_by_role("menuitem", name="Run", exact=True).click()
                     page.locator('li[data-command="runmenu:run-all"]').click()
                     expect(page.get_by_text("store: llm-mcp-course/lesson4/shop.json")).to_be_visible(timeout=WAIT_MS)
                     expect(page.get_by_text(f"refund R-0001 of {amount} in {name}")).to_be_visible(timeout=WAIT_MS)
+                    digest = hashlib.sha256(token_of[name].encode()).hexdigest()[:12]
+                    expect(page.get_by_text(f"class token {digest} for http://127.0.0.1:8000/mcp")).to_be_visible(
+                        timeout=WAIT_MS)
                     assert learner_processes(hub.homes / name), f"{name}'s server runs with their own HOME"
             finally:
                 browser.close()
