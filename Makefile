@@ -72,7 +72,8 @@ class-tokens: setup
 	$(PY) -m course.servers.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
 
 class-server: setup
-	$(PY) -m course.servers.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) --port $(or $(PORT),8000)
+	$(PY) -m course.servers.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) \
+		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000)
 
 # JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
 hub: $(VENV)/.ready-hub
