@@ -1,6 +1,6 @@
 """Pre-flight for a workshop: is this machine ready to run the course? `make doctor`
 
-    python -m course.doctor [--venv .venv] [--ports 8888,8000,8080,8765] [--skip-model]
+    python -m course.doctor [--venv .venv] [--ports 8888,8000,8080,8081,8001,8765] [--skip-model]
 
 Checks the Python version, free disk space, that the kernel "Python (course)" is registered,
 that the embedding model of lesson 3 loads (offline), and that the ports the course uses are
@@ -26,7 +26,8 @@ from course import paths
 SUPPORTED = ((3, 11), (3, 13))  # oldest and newest minor version, as pyproject.toml's requires-python
 NEED_FOR_SETUP = 3 * 2**30  # bytes: the learner venv is ~1.7 GB, plus pip's cache while installing
 NEED_FOR_STATE = 200 * 2**20  # bytes: stores, the embedding cache, logs
-PORTS = {8888: "JupyterLab", 8000: "the class MCP server", 8080: "JupyterHub", 8765: "the stub web API (lesson 5)"}
+PORTS = {8888: "JupyterLab", 8000: "the class MCP server", 8080: "JupyterHub", 8081: "JupyterHub's own API",
+         8001: "JupyterHub's proxy API", 8765: "the stub web API (lesson 5)"}
 MODEL_TIMEOUT = 180.0  # seconds: a cold import of torch on a busy laptop
 
 
