@@ -8,6 +8,12 @@ share a store, a cache or a log:
 2. else `$XDG_STATE_HOME/llm-mcp-course` (the freedesktop place for state a program keeps);
 3. else `~/.local/state/llm-mcp-course`, where `~` is the user's home (`HOME`; on Windows
    `USERPROFILE`). A JupyterHub gives every user their own `HOME`, hence their own `WORK`.
+
+Lesson 3's embedding cache (`WORK/embeddings`) is per user too: each learner embeds the documents
+once (~17 CPU-seconds). One cache could safely be shared read-only (entries are keyed by
+sha256(model fingerprint + text), so a wrong vector is never picked for another text or model;
+files are loaded with numpy's `allow_pickle=False` and replaced atomically), but that needs a
+read-only fallback folder in `course/search.py`, which it does not have yet.
 """
 
 from __future__ import annotations
