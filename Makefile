@@ -11,8 +11,8 @@ MCP1   := $(VENV)/mcp1/.ready
 WHEELHOUSE ?= wheelhouse
 # The course's own notebooks (tracked in git), not a learner's copies such as 01_tool_calling-Copy1.ipynb.
 NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(sort $(wildcard notebooks/[0-9]*.ipynb)))
-# Tests never use a real model or a key, whatever the shell has set.
-OFFLINE := env -u OPENAI_API_KEY -u OPENAI_BASE_URL COURSE_BACKEND=scripted
+# `python -m MODULE` with the scripted model and no real model's key, whatever the shell has set (course/offline.py).
+OFFLINE := $(PY) -m course.offline
 SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
 .PHONY: setup lab test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server hub clean clean-state
@@ -40,19 +40,21 @@ lab: setup
 		notebooks/01_tool_calling.ipynb
 
 test: $(DEV) $(MCP1)
-	$(OFFLINE) $(PY) -m pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
+	$(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
 
 bench: $(DEV)
-	$(OFFLINE) $(PY) -m bench
+	$(OFFLINE) bench
 
 # Re-execute the notebooks and store their outputs (what `make test` compares).
 notebooks: $(DEV)
-	$(PY) -m course.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
+	$(PY) -m tools.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
 
-# Mentors: grade the exercises in a learner's notebook, e.g. `make grade NB=notebooks/01_tool_calling.ipynb`.
+# Mentors: grade a notebook or a class folder in a sandbox, e.g. `make grade NB="submissions/lesson 4" ARGS="-j 4"`
+# (options: `.venv/bin/python -m course.grading --help`). Not every exercise passing is a result, not an error:
+# only a bad command line (exit 2) fails the target.
 grade: setup
-	$(OFFLINE) $(PY) -m course.exercises $(or $(NB),$(NOTEBOOKS))
+	@$(OFFLINE) course.grading $(if $(NB),"$(NB)",$(NOTEBOOKS)) $(ARGS); status=$$?; [ $$status -le 1 ]
 
 # Lesson 5: the local stub of the web API that course.servers.webapi wraps (Ctrl+C stops it).
 stub-api: setup

@@ -1,1 +1,1 @@
-"""Benchmarks: `make bench` runs every module in this folder that has a `main()`."""
+"""Benchmarks: `make bench` runs every module here whose `main()` returns its `Figure`s (see `_figures.py`)."""

@@ -10,9 +10,10 @@ import asyncio
 import statistics
 import time
 
+from bench._figures import Figure, at_most
 from course.agent import Limits, arun_agent, run_agent
 from course.scripted import ScriptedModel, call
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 
 STEPS = 8
 REPEAT = 30
@@ -58,28 +59,29 @@ async def async_pair() -> tuple[float, float, int]:
         return loop, time.perf_counter() - start, result.steps
 
 
-def report(label: str, pairs: list[tuple[float, float, int]]) -> None:
+def figures(label: str, pairs: list[tuple[float, float, int]]) -> list[Figure]:
     steps = pairs[0][2]
     assert steps == STEPS + 1, f"expected {STEPS + 1} model calls, got {steps}"
     per_step = [(loop - raw) / steps * 1000 for loop, raw, _ in pairs]
     loop_ms = statistics.median(p[0] for p in pairs) / steps * 1000
     raw_ms = statistics.median(p[1] for p in pairs) / steps * 1000
-    print(f"   {label:<6} {statistics.median(per_step):5.3f} ms median loop overhead per step (goal <= 1 ms); "
-          f"a step {loop_ms:.2f} ms in the loop vs {raw_ms:.2f} ms raw SDK call, {steps} calls per run")
+    return [Figure(f"{label}: loop overhead per step (median)", statistics.median(per_step), "ms", at_most(1)),
+            Figure(f"{label}: a step in the loop", loop_ms, "ms"),
+            Figure(f"{label}: the raw SDK call alone", raw_ms, "ms")]
 
 
-def main() -> None:
+def main() -> list[Figure]:
     for _ in range(5):  # warm up imports and caches
         sync_pair()
-    report("sync", [sync_pair() for _ in range(REPEAT)])
+    result = figures("sync", [sync_pair() for _ in range(REPEAT)])
 
     async def all_async():
         for _ in range(5):
             await async_pair()
         return [await async_pair() for _ in range(REPEAT)]
 
-    report("async", asyncio.run(all_async()))
+    return result + figures("async", asyncio.run(all_async()))
 
 
 if __name__ == "__main__":
-    main()
+    print(*main(), sep="\n")

@@ -1,4 +1,4 @@
-"""MCP client: the course's `Connection.call_tool` against the raw SDK `Client.call_tool`, same server (goal ratio <= 1.1).
+"""MCP client: the course's `Connection.call_tool` vs the raw SDK `Client.call_tool`, same server (goal ratio <= 1.1).
 
 Both go through the same connection to the same server, so the difference is what the course
 adds per call. A third figure shows the host's whole path for a model's call
@@ -10,8 +10,9 @@ import asyncio
 import statistics
 import time
 
+from bench._figures import Figure, at_most
 from course.host import McpHost, in_memory, stdio
-from course.host.env_server import server as env_server
+from course.servers.env_names import server as env_server
 
 TOOL = "environment_names"
 
@@ -37,20 +38,24 @@ async def compare(host: McpHost, repeat: int) -> tuple[float, float, float]:
     return tuple(statistics.median(times[name]) * 1000 for name in paths)
 
 
-async def run() -> None:
+async def run() -> list[Figure]:
+    figures = []
     for label, spec, repeat in [("in memory", in_memory(env_server), 500),
-                                ("stdio", stdio("course.host.env_server"), 300)]:
+                                ("stdio", stdio("course.servers.env_names"), 300)]:
         async with McpHost(quiet=True) as host:
             await host.connect("env", spec, allow={TOOL})
             raw, course, whole = await compare(host, repeat)
-        print(f"   {label:<10} raw Client.call_tool {raw:6.3f} ms · course Connection.call_tool {course:6.3f} ms "
-              f"· ratio {course / raw:4.2f} (goal <= 1.1) · whole McpHost.execute {whole:6.3f} ms "
-              f"({whole / raw:4.2f}x)")
+        figures += [Figure(f"{label}: course Connection.call_tool / raw Client.call_tool", course / raw, "",
+                           at_most(1.1)),
+                    Figure(f"{label}: raw Client.call_tool", raw, "ms"),
+                    Figure(f"{label}: course Connection.call_tool", course, "ms"),
+                    Figure(f"{label}: whole McpHost.execute", whole, "ms")]
+    return figures
 
 
-def main() -> None:
-    asyncio.run(run())
+def main() -> list[Figure]:
+    return asyncio.run(run())
 
 
 if __name__ == "__main__":
-    main()
+    print(*main(), sep="\n")

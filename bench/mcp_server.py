@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -19,6 +20,7 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
+from bench._figures import Figure, at_most
 from course.servers import free_port, http_server, stop, wait_for_port
 from course.servers.docs import build_server
 
@@ -81,33 +83,32 @@ async def connect_and_list(params: StdioServerParameters) -> float:
     return time.perf_counter() - start
 
 
-def report(label: str, ours: float, minimal: float, unit: str = "ms") -> None:
-    print(f"   {label:<26} ours {ours:7.2f} {unit}   minimal {minimal:7.2f} {unit}   ratio {ours / minimal:4.2f}"
-          " (goal <= 1.1)")
+def ratio(label: str, ours: float, minimal: float, unit: str = "ms") -> list[Figure]:
+    return [Figure(f"{label}: ours / minimal", ours / minimal, "", at_most(1.1)),
+            Figure(f"{label}: ours", ours, unit), Figure(f"{label}: minimal", minimal, unit)]
 
 
-async def run(folder: Path) -> None:
+async def run(folder: Path) -> list[Figure]:
     store = folder / "shop.json"
     ours = build_server(store_path=store, embedder="lexical")
     async with Client(ours) as client:
         data = (await client.call_tool("list_documents", {})).structured_content
     (folder / "data.json").write_text(json.dumps(data))
 
-    report("call_tool in memory", *await compare_calls(ours, minimal_server(data)))
+    figures = ratio("call_tool in memory", *await compare_calls(ours, minimal_server(data)))
 
     docs_args = ["-m", "course.servers.docs", "--embedder", "lexical", "--store", str(store)]
     ours_stdio = StdioServerParameters(command=sys.executable, args=docs_args)
     minimal_stdio = StdioServerParameters(command=sys.executable, args=["-c", MINIMAL, str(folder / "data.json")])
-    report("call_tool over stdio", *await compare_calls(ours_stdio, minimal_stdio))
+    figures += ratio("call_tool over stdio", *await compare_calls(ours_stdio, minimal_stdio))
 
     port = free_port()
     with tempfile.TemporaryFile() as log, http_server("course.servers.docs", "--embedder", "lexical", "--store",
                                                       str(store)) as url:
-        proc = __import__("subprocess").Popen([sys.executable, "-c", MINIMAL, str(folder / "data.json"), str(port)],
-                                              stderr=log)
+        proc = subprocess.Popen([sys.executable, "-c", MINIMAL, str(folder / "data.json"), str(port)], stderr=log)
         try:
             wait_for_port(port, proc, log, 30)
-            report("call_tool over HTTP", *await compare_calls(url, f"http://127.0.0.1:{port}/mcp"))
+            figures += ratio("call_tool over HTTP", *await compare_calls(url, f"http://127.0.0.1:{port}/mcp"))
         finally:
             stop(proc)
 
@@ -115,13 +116,13 @@ async def run(folder: Path) -> None:
     for _ in range(SPAWNS):
         a.append(await connect_and_list(ours_stdio))
         b.append(await connect_and_list(minimal_stdio))
-    report("connect + list_tools stdio", statistics.median(a), statistics.median(b), unit="s ")
+    return figures + ratio("connect + list_tools stdio", statistics.median(a), statistics.median(b), unit="s")
 
 
-def main() -> None:
+def main() -> list[Figure]:
     with tempfile.TemporaryDirectory() as folder:
-        anyio.run(run, Path(folder))
+        return anyio.run(run, Path(folder))
 
 
 if __name__ == "__main__":
-    main()
+    print(*main(), sep="\n")

@@ -5,6 +5,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench._figures import Figure, at_most
+
 ROOT = Path(__file__).resolve().parents[1]
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "notebooks/sanitize.cfg", "-q",
          "-p", "no:cacheprovider"]
@@ -16,11 +18,12 @@ def run(paths: list[str]) -> tuple[float, bool]:
     return time.perf_counter() - start, done.returncode == 0
 
 
-def main() -> None:
+def main() -> list[Figure]:
     notebooks = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
-    for nb in notebooks:
-        seconds, ok = run([nb])
-        goal = " (goal <= 10 s)" if nb.startswith("notebooks/01") else ""
-        print(f"   {nb:<40} {seconds:5.1f} s{goal}{'' if ok else '  FAILED'}")
-    seconds, ok = run(notebooks)
-    print(f"   all {len(notebooks)} notebooks together{'':<13} {seconds:5.1f} s (goal <= 60 s){'' if ok else '  FAILED'}")
+    figures = []
+    for nb in notebooks + ["all"]:
+        seconds, ok = run(notebooks if nb == "all" else [nb])
+        goal = at_most(60) if nb == "all" else at_most(10) if nb.startswith("notebooks/01") else None
+        name = f"all {len(notebooks)} notebooks together" if nb == "all" else nb
+        figures.append(Figure(name, seconds, "s", goal, None if ok else "fails under nbval"))
+    return figures

@@ -1,16 +1,19 @@
 """Scripted model: overhead per completion through the real openai SDK (goal <= 2 ms median)."""
 
+from bench._figures import Figure, at_most
 from bench._timing import median_ms
 from course.scripted import ScriptedModel, call
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 
 MESSAGES = [{"role": "user", "content": "Where is my order A1001?"}]
 
 
-def main() -> None:
+def main() -> list[Figure]:
     tools = shop_toolbox().definitions()
     text = ScriptedModel(lambda body: "Your order has shipped.").client()
     calls = ScriptedModel(lambda body: call("get_order_status", order_id="A1001")).client()
+    figures = []
     for label, client in [("text answer", text), ("tool call", calls)]:
-        ms = median_ms(lambda: client.chat.completions.create(model="m", messages=MESSAGES, tools=tools))
-        print(f"   {label:<12} {ms:6.2f} ms median per completion (goal <= 2 ms)")
+        ms = median_ms(lambda c=client: c.chat.completions.create(model="m", messages=MESSAGES, tools=tools))
+        figures.append(Figure(f"{label}: per completion (median)", ms, "ms", at_most(2)))
+    return figures

@@ -15,16 +15,28 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench._figures import Figure, above, at_least, at_most
 from course.search import evaluate  # lives in course/: lesson 3 shows the same figures
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "tests" / "search_questions.json"
+MARK = "FIGURES "  # the line of the child's output that carries its figures
 
 
 def load_questions() -> list[dict]:
     return json.loads(QUESTIONS.read_text())["questions"]
 
 
-def measure() -> None:
+def quality(name: str, index, questions: list[dict], goal: bool) -> tuple[list[Figure], float]:
+    result = evaluate(index, questions)
+    for miss in result["misses"]:
+        print(f"   {name} missed in top 3: {miss}")
+    return [Figure(f"{name} hit@1", result["hit@1"]),
+            Figure(f"{name} hit@3", result["hit@3"], "", at_least(0.95) if goal else None),
+            Figure(f"{name} strict hit@1 (first section only)", result["strict hit@1"]),
+            Figure(f"{name} strict hit@3 (first section only)", result["strict hit@3"])], result["hit@3"]
+
+
+def measure() -> list[Figure]:
     """The benchmark proper, in this process (main() runs it in a fresh one)."""
     import resource
 
@@ -50,31 +62,34 @@ def measure() -> None:
     lexical = search.DocIndex(embedder="lexical")
     print(f"   corpus: {len(index.documents())} documents, {len(index.sections)} sections; "
           f"{len(questions)} questions (tests/search_questions.json)")
-    for name, idx in [("embeddings", index), ("lexical", lexical)]:
-        result = evaluate(idx, questions)
-        print(f"   {name:<10} hit@1 {result['hit@1']:.2f}  hit@3 {result['hit@3']:.2f}  "
-              f"(strict, first section only: {result['strict hit@1']:.2f} / {result['strict hit@3']:.2f})")
-        for miss in result["misses"]:
-            print(f"      missed in top 3: {miss}")
+    by_meaning, meaning_hit3 = quality("embeddings", index, questions, goal=True)
+    by_words, words_hit3 = quality("lexical", lexical, questions, goal=False)
     texts = itertools.cycle(q["question"] for q in questions)
     query_ms = median_ms(lambda: index.search(next(texts), 3), repeat=200)
     lexical_ms = median_ms(lambda: lexical.search(next(texts), 3), repeat=200)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"   import sentence-transformers {imported:.2f} s; model load {loaded:.2f} s (goal <= 3 s)")
-    print(f"   first index build {built:.2f} s (embeds {len(index.sections)} sections); "
-          f"re-index from cache {reindexed * 1000:.1f} ms (goal <= 500 ms)")
-    print(f"   query p50: embeddings {query_ms:.2f} ms (goal <= 10 ms), lexical {lexical_ms:.3f} ms")
-    print(f"   peak memory {peak:.0f} MiB")
+    return [*by_meaning, *by_words,
+            Figure("embeddings hit@3 minus lexical hit@3", meaning_hit3 - words_hit3, "", above(0)),
+            Figure("import sentence-transformers", imported, "s"),
+            Figure("model load, after the import", loaded, "s", at_most(3)),
+            Figure(f"first index build (embeds {len(index.sections)} sections)", built, "s"),
+            Figure("re-index from the cache", reindexed * 1000, "ms", at_most(500)),
+            Figure("query p50, embeddings", query_ms, "ms", at_most(10)),
+            Figure("query p50, lexical", lexical_ms, "ms"),
+            Figure("peak memory", peak, "MiB")]
 
 
-def main() -> None:
+def main() -> list[Figure]:
     root = Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, "-c", "from bench.search import measure; measure()"], cwd=root,
-                          capture_output=True, text=True, timeout=600)
-    print(done.stdout, end="")
+    code = ("import json; from bench.search import measure; "
+            f"print({MARK!r} + json.dumps([f.as_json() for f in measure()]))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=600)
+    lines = done.stdout.splitlines()
+    print(*(line for line in lines if not line.startswith(MARK)), sep="\n")
     if done.returncode:
-        print(done.stderr[-2000:])
+        raise RuntimeError(f"the measuring process failed (exit {done.returncode}): {done.stderr[-2000:]}")
+    return [Figure.from_json(f) for f in json.loads(next(line for line in lines if line.startswith(MARK))[len(MARK):])]
 
 
 if __name__ == "__main__":
-    measure()
+    print(*measure(), sep="\n")

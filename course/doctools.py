@@ -2,7 +2,7 @@
 
 The model searches first (short excerpts, cheap in tokens), then reads the one section
 it needs in full, and cites it as `document › section`. Every bad input becomes a
-`ToolError` that says what to do instead. The tools answer only from the index's
+`ToolFailure` that says what to do instead. The tools answer only from the index's
 sections, which were loaded from inside its folder: a name from the model is only
 looked up among them, never turned into a file path.
 """
@@ -15,8 +15,9 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from course import paths
+from course.errors import ToolFailure
 from course.search import DocIndex
-from course.tools import Tool, Toolbox, ToolError
+from course.tools import Tool, Toolbox
 
 MAX_K = 5
 PATH_LIKE = re.compile(r"[/\\]|\.\.|^~|^[A-Za-z]:")  # a separator, a parent, a home or a drive
@@ -49,8 +50,8 @@ def reject_path(kind: str, name: str, example: str) -> None:
     """
     name = name.strip()
     if PATH_LIKE.search(name):
-        raise ToolError(f"{name!r} is not a {kind} name: use a plain name from list_documents, such as "
-                        f"{example!r}, not a file path.")
+        raise ToolFailure(f"{name!r} is not a {kind} name: use a plain name from list_documents, such as "
+                          f"{example!r}, not a file path.")
 
 
 class DocTools:
@@ -64,8 +65,8 @@ class DocTools:
         every machine. In keyword mode each hit says `"match": "keywords"` (its score is BM25, not a
         similarity from 0 to 1). An empty query is refused by `DocIndex.search`."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise ToolError(f"k must be a whole number from 1 to {MAX_K} (got {k!r}). Use 3 unless you "
-                            "need more.")
+            raise ToolFailure(f"k must be a whole number from 1 to {MAX_K} (got {k!r}). Use 3 unless you "
+                              "need more.")
         hits = self.index.search(query, k)
         extra = {"match": "keywords"} if self.index.mode == "lexical" else {}  # read after: it may fall back
         return [{"document": h.doc, "section": h.heading, "score": round(h.score, 2), "excerpt": h.excerpt,
@@ -82,21 +83,21 @@ class DocTools:
 
     def read_section(self, doc: str, section: str) -> dict:
         if not isinstance(doc, str) or not doc.strip():
-            raise ToolError("The document name is empty. Use a name from list_documents.")
+            raise ToolFailure("The document name is empty. Use a name from list_documents.")
         docs = self.index.documents()
         name = self.find_document(doc.strip())
         if name is None:
             reject_path("document", doc, example=next(iter(docs)))  # a path gets its own message
-            raise ToolError(f"There is no document {doc.strip()!r}. Documents: {', '.join(docs)}.")
+            raise ToolFailure(f"There is no document {doc.strip()!r}. Documents: {', '.join(docs)}.")
         doc = name
         section = section.strip().lstrip("#").strip() if isinstance(section, str) else section
         if not section:
-            raise ToolError("The section name is empty. Use a section name from search_docs or "
-                            "list_documents.")
+            raise ToolFailure("The section name is empty. Use a section name from search_docs or "
+                              "list_documents.")
         found = self.index.section(doc, section)
         if found is None:
             headings = "; ".join(s.heading for s in docs[doc])
-            raise ToolError(f"The document {doc!r} has no section {section!r}. Its sections: {headings}.")
+            raise ToolFailure(f"The document {doc!r} has no section {section!r}. Its sections: {headings}.")
         return {"document": found.doc, "title": found.title, "section": found.heading, "text": found.text,
                 "cite_as": found.label}
 

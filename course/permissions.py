@@ -25,29 +25,24 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, get_args
+
+from course.errors import RuleError
+from course.show import printable
 
 Risk = Literal["read", "write"]
 Decision = Literal["allow", "deny", "ask"]
 # A rule looks at one call and returns a decision, or None to leave it to the next rule.
-Rule = Callable[[str, dict], "Decision | None"]
+PolicyRule = Callable[[str, dict], "Decision | None"]
 
 DECISIONS = get_args(Decision)
 DEFAULT_FOR_RISK: dict[str, Decision] = {"read": "allow", "write": "ask"}
 
 
-class RuleError(ValueError):
-    """A rule crashed or returned something that is not a decision; `rule` names it."""
-
-    def __init__(self, message: str, rule: str):
-        super().__init__(message)
-        self.rule = rule
-
-
 @dataclass(frozen=True)
-class Verdict:
+class Ruling:
     """A policy decision and what made it (shown in the decision log)."""
 
     decision: Decision
@@ -69,14 +64,14 @@ class Policy:
     """Decides, for each call, whether it runs, is refused, or needs a human's approval."""
 
     def __init__(self, risks: dict[str, str], allowlist: set[str] | None = None,
-                 rules: Iterable[Rule] = ()):
+                 rules: Iterable[PolicyRule] = ()):
         self.risks = dict(risks)
         self.allowlist = None if allowlist is None else set(allowlist)
         self.rules = list(rules)
 
     @classmethod
     def for_tools(cls, tools: Iterable[Any], allowlist: set[str] | None = None,
-                  rules: Iterable[Rule] = ()) -> Policy:
+                  rules: Iterable[PolicyRule] = ()) -> Policy:
         return cls(risks_of(tools), allowlist, rules)
 
     def __repr__(self) -> str:
@@ -93,10 +88,10 @@ class Policy:
         """Only the allowlisted tools: what the model gets to see at all."""
         return [t for t in tools if self.allowed(t.name)]
 
-    def judge(self, name: str, arguments: dict) -> Verdict:
+    def judge(self, name: str, arguments: dict) -> Ruling:
         """The decision for one call, with what decided it."""
         if not self.allowed(name):
-            return Verdict("deny", "allowlist")
+            return Ruling("deny", "allowlist")
         for rule in self.rules:
             try:
                 decision = rule(name, arguments)
@@ -109,15 +104,15 @@ class Policy:
             if not isinstance(decision, str) or decision not in DECISIONS:
                 raise RuleError(f"rule {_name(rule)} returned {decision!r}; a rule returns "
                                 "'allow', 'deny', 'ask', or None to leave the call to the next rule.", _name(rule))
-            return Verdict(decision, f"rule {_name(rule)}")
+            return Ruling(decision, f"rule {_name(rule)}")
         risk = self.risk(name)
-        return Verdict(DEFAULT_FOR_RISK[risk], f"risk: {risk}")
+        return Ruling(DEFAULT_FOR_RISK[risk], f"risk: {risk}")
 
     def decide(self, name: str, arguments: dict) -> Decision:
         return self.judge(name, arguments).decision
 
 
-def _name(rule: Rule) -> str:
+def _name(rule: PolicyRule) -> str:
     return getattr(rule, "__name__", type(rule).__name__)
 
 
@@ -131,11 +126,16 @@ class LogEntry:
     decided_by: str  # "risk: read", "allowlist", "rule refund_limit", "human (buttons)", ...
     elapsed: float = 0.0  # seconds since the log started (shown by .show())
     asked_because: str = ""  # when a human (or an approver) decided: why the policy asked, e.g. "risk: write"
+    outcome: str = ""  # what the call did after it was let through, when the caller reports it (`settle`)
 
     @property
     def ran(self) -> bool:
-        """Whether the tool was called."""
-        return self.decision in ("allowed", "approved")
+        """Whether the tool was called (let through, and not turned away by whoever runs it)."""
+        return self.decision in ("allowed", "approved") and self.outcome not in NOT_RUN
+
+
+# Outcomes of a call that was let through but never ran.
+NOT_RUN = ("rejected by the server", "not sent")
 
 
 @dataclass
@@ -156,6 +156,14 @@ class DecisionLog:
         self.entries.append(entry)
         return entry
 
+    def settle(self, entry: LogEntry, outcome: str) -> LogEntry:
+        """Record what a let-through call did ("ran", "rejected by the server", ...) on its entry."""
+        settled = replace(entry, outcome=outcome)
+        for i, e in enumerate(self.entries):
+            if e is entry:
+                self.entries[i] = settled
+        return settled
+
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -164,8 +172,10 @@ class DecisionLog:
 
     def rows(self) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
-        return [{"#": i, "tool": e.tool, "arguments": _short(e.arguments), "decision": e.decision,
+        settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
+        return [{"#": i, "tool": printable(e.tool), "arguments": _short(e.arguments), "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
+                 **({"outcome": e.outcome or "-"} if settled else {}),
                  "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
 
     def show(self) -> None:
@@ -176,5 +186,5 @@ class DecisionLog:
 
 
 def _short(arguments: dict, width: int = 60) -> str:
-    text = json.dumps(arguments, ensure_ascii=False)
+    text = printable(json.dumps(arguments, ensure_ascii=False))  # a model wrote them: nothing may redraw the line
     return text if len(text) <= width else text[:width - 1] + "…"

@@ -29,6 +29,9 @@ from typing import Any, Union
 import httpx2
 import openai
 
+from course.agent.notes import APP_NOTE
+from course.agent.tokens import estimate_tokens
+
 CREATED = 1_767_225_600  # a fixed timestamp keeps responses identical run to run
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -82,10 +85,6 @@ class APIRejection(Exception):
     def __init__(self, message: str, param: str | None = None):
         super().__init__(message)
         self.message, self.param = message, param
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
 
 
 class ScriptedModel:
@@ -263,10 +262,6 @@ def check_calls(body: dict, calls: list[ToolCall]) -> None:
 
 
 # -- helpers for rules ------------------------------------------------------------------
-# Notes an application adds as user messages (lesson 2's forced finish) are not the user speaking.
-APP_NOTE = "(Note from the application, not from the customer:"
-
-
 def from_user(message: dict) -> bool:
     return message.get("role") == "user" and not str(message.get("content")).startswith(APP_NOTE)
 

@@ -1,9 +1,9 @@
 """The shop's data that tools can change: tickets, refunds, cancellations (lesson 4).
 
-`course.shop` holds fixed orders for read-only tools. Here the shop gets a small store,
+`course.orders` holds fixed orders for read-only tools. Here the shop gets a small store,
 one JSON file under `WORK` (course.paths: each user's own), and **write tools** with real side effects:
 
-    store = ShopStore()            # WORK/shop.json, created from course.shop.orders()
+    store = ShopStore()            # WORK/shop.json, created from course.orders.orders()
     store.issue_refund("A1001", 49.0, "Arrived broken")
     store.reset()                  # back to the seed; the old file is kept as shop.json.bak
 
@@ -20,31 +20,24 @@ import math
 import os
 import stat
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field
 
 from course import paths
-from course.shop import TODAY, OrderLookup
-from course.shop import orders as seed_orders
-from course.tools import Tool, ToolError
-
-try:  # a lock between processes (an MCP server and a notebook may share the file); not on Windows
-    import fcntl
-except ImportError:  # pragma: no cover
-    fcntl = None
+from course.errors import StoreError, ToolFailure
+from course.orders import SHOP_DATE, OrderLookup
+from course.orders import orders as seed_orders
+from course.tools import Tool
 
 DEFAULT_NAME = "shop.json"
+LOCK_TIMEOUT = 30.0  # seconds a change waits for another one to finish: a stuck process gets a message, not a hang
 NEW_FILE_MODE = 0o644  # mkstemp makes 0600 files; a store is an ordinary file the learner may open
 OrderId = Annotated[str, Field(pattern=r"^A\d{4}$", description="Order number, e.g. A1001")]
-
-
-class StoreError(Exception):
-    """The store file cannot be used as it is; the message says how to fix it."""
 
 
 def seed() -> dict:
@@ -115,7 +108,10 @@ class ShopStore:
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path is not None else paths.WORK / DEFAULT_NAME
-        self._lock = threading.Lock()
+        self.lock_timeout = LOCK_TIMEOUT
+        # Between processes (an MCP server and a notebook may share the file) and between threads: filelock
+        # takes an OS lock per thread, on Windows too.
+        self._lock = FileLock(self.path.with_name(self.path.name + ".lock"))
 
     def __repr__(self) -> str:
         return f"ShopStore({str(self.path)!r})"
@@ -171,7 +167,7 @@ class ShopStore:
         with self._change() as data:
             _order(data, order_id)
             ticket = {"ticket_id": f"T-{len(data['tickets']) + 1:04d}", "order_id": order_id,
-                      "subject": subject, "message": message, "status": "open", "created": TODAY}
+                      "subject": subject, "message": message, "status": "open", "created": SHOP_DATE}
             data["tickets"].append(ticket)
         return ticket
 
@@ -179,19 +175,19 @@ class ShopStore:
         """Pay money back for an order; never more than the order's total, all refunds together."""
         amount = round(float(amount), 2)
         if not math.isfinite(amount) or amount <= 0:  # NaN passes `<= 0` and would poison every total
-            raise ToolError(f"A refund must be a positive amount, not {amount:.2f}.")
+            raise ToolFailure(f"A refund must be a positive amount, not {amount:.2f}.")
         with self._change() as data:
             order = _order(data, order_id)
             done = round(sum(r["amount"] for r in data["refunds"] if r["order_id"] == order_id), 2)
             left = round(order["total"] - done, 2)
             if left <= 0:
-                raise ToolError(f"Order {order_id} is already refunded in full ({done:.2f} of "
-                                f"{order['total']:.2f}). Do not refund it again; tell the customer.")
+                raise ToolFailure(f"Order {order_id} is already refunded in full ({done:.2f} of "
+                                  f"{order['total']:.2f}). Do not refund it again; tell the customer.")
             if amount > left:
-                raise ToolError(f"Refusing to refund {amount:.2f} for order {order_id}: at most {left:.2f} "
-                                f"is left (total {order['total']:.2f}, already refunded {done:.2f}).")
+                raise ToolFailure(f"Refusing to refund {amount:.2f} for order {order_id}: at most {left:.2f} "
+                                  f"is left (total {order['total']:.2f}, already refunded {done:.2f}).")
             refund = {"refund_id": f"R-{len(data['refunds']) + 1:04d}", "order_id": order_id,
-                      "amount": amount, "reason": reason, "created": TODAY}
+                      "amount": amount, "reason": reason, "created": SHOP_DATE}
             data["refunds"].append(refund)
         return refund
 
@@ -200,10 +196,10 @@ class ShopStore:
         with self._change() as data:
             order = _order(data, order_id)
             if order["status"] != "processing":
-                raise ToolError(f"Order {order_id} is {order['status']}, so it can no longer be cancelled "
-                                "(only orders still processing can). Offer a return or a refund instead.")
+                raise ToolFailure(f"Order {order_id} is {order['status']}, so it can no longer be cancelled "
+                                  "(only orders still processing can). Offer a return or a refund instead.")
             order["status"] = "cancelled"
-            order["cancelled"] = {"reason": reason, "date": TODAY}
+            order["cancelled"] = {"reason": reason, "date": SHOP_DATE}
         return {"order_id": order_id, "status": "cancelled", "reason": reason}
 
     @property
@@ -277,17 +273,15 @@ class ShopStore:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        with self._lock:
-            if fcntl is None:
-                yield
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                try:
-                    yield
-                finally:
-                    fcntl.flock(lock, fcntl.LOCK_UN)
+        try:
+            self._lock.acquire(timeout=self.lock_timeout)
+        except Timeout:
+            raise StoreError(f"{self.path} has been busy for {self.lock_timeout:g} s: another program is changing it "
+                             "(a server from lesson 5 or 6 still running?). Try again, or stop that program.") from None
+        try:
+            yield
+        finally:
+            self._lock.release()
 
 
 def is_store(data: Any) -> bool:
@@ -297,6 +291,6 @@ def is_store(data: Any) -> bool:
 def _order(data: dict, order_id: str) -> dict:
     order = data["orders"].get(order_id)
     if order is None:
-        raise ToolError(f"No order {order_id}. Check the number with the customer (it looks like A1001).")
+        raise ToolFailure(f"No order {order_id}. Check the number with the customer (it looks like A1001).")
     return order
 

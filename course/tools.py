@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from pydantic import BaseModel, ValidationError
 
+from course.arguments import parse_arguments
+from course.errors import BadArguments, ToolFailure
 
-class ToolError(Exception):
-    """A failure the model can act on. The message says what went wrong and what to do next."""
+ToolError = ToolFailure  # the old name: course/search.py still imports it; remove once it does not
+
+# What runs a model's call: `execute(name, arguments_json)` -> text, or an awaitable of it.
+Execute = Callable[[str, str], Union[str, Awaitable[str]]]
 
 
 def tool_definition(name: str, description: str, params: type[BaseModel]) -> dict:
@@ -88,19 +92,15 @@ class Toolbox:
             return (f"Error: there is no tool named {name!r}. Available tools: "
                     f"{', '.join(self.tools) or 'none'}. Call one of these, or answer without a tool.")
         try:
-            raw = json.loads(arguments or "{}")
-        except json.JSONDecodeError as e:
-            return (f"Error: the arguments for {name} are not valid JSON ({e.msg} at position {e.pos}). "
-                    "Send one JSON object, for example {\"order_id\": \"A1001\"}.")
-        if not isinstance(raw, dict):
-            return f"Error: the arguments for {name} must be a JSON object, not {type(raw).__name__}."
-        try:
+            raw = parse_arguments(name, arguments, schema=tool.params.model_json_schema())
             params = tool.params.model_validate(raw)
+        except BadArguments as e:
+            return str(e)
         except ValidationError as e:
             return explain_validation(name, e)
         try:
             return as_text(tool.fn(params))
-        except ToolError as e:
+        except ToolFailure as e:
             return f"Error: {e}"
         except Exception as e:  # a bug in the tool: tell the model it is not its fault
             return unexpected_failure(name, e)

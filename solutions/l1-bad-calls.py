@@ -3,7 +3,7 @@ import json
 
 from pydantic import ValidationError
 
-from course.tools import ToolError
+from course.tools import ToolFailure
 
 
 def execute(tools, name, arguments):
@@ -23,6 +23,6 @@ def execute(tools, name, arguments):
         return f"Error: invalid arguments for {name}: {'; '.join(problems)}. Fix them and call again."
     try:
         result = tool.fn(params)
-    except ToolError as e:
+    except ToolFailure as e:
         return f"Error: {e}"
     return result if isinstance(result, str) else json.dumps(result)

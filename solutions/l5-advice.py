@@ -1,4 +1,9 @@
 # EXERCISE l5-advice
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
 carriers = MCPServer("carriers", log_level="WARNING")
 TRACKING = {"DHL123": "in transit", "DPD456": "delivered"}
 

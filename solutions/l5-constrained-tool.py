@@ -1,8 +1,14 @@
 # EXERCISE l5-constrained-tool
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
 shipping = MCPServer("shipping", log_level="WARNING")
 
 
-@shipping.tool()
+@shipping.tool(annotations=ToolAnnotations(read_only_hint=True))
 def shipping_cost(
     weight_kg: Annotated[float, Field(gt=0, le=30, description="Parcel weight in kg, more than 0 and at most 30.")],
     country: Annotated[str, Field(pattern=r"^[A-Z]{2}$", description="Destination country code, e.g. DE or FR.")],

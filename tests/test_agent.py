@@ -10,7 +10,7 @@ import pytest
 
 from course.agent import Limits, Result, arun_agent, call_key, prompt_estimate, run_agent
 from course.scripted import Fail, ScriptedModel, Timeout, call, raw_call
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 from course.stories.lesson2 import latest_order, restless, stubborn, thorough
 
 TOOLBOX = shop_toolbox()

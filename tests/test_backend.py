@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 
 from course import backend
 from course.scripted import ScriptedModel
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 from course.stories.lesson1 import order_status
 
 ROOT = Path(__file__).resolve().parents[1]

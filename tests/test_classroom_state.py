@@ -43,7 +43,7 @@ from course.approval import ScriptedApprover, guarded
 from course.paths import WORK
 from course.permissions import Policy
 from course.scripted import ScriptedModel
-from course.shop import get_order_status
+from course.orders import get_order_status
 from course.store import ShopStore
 from course.stories.lesson4 import support_desk
 from course.tools import Toolbox

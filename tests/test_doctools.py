@@ -5,9 +5,9 @@ import json
 import pytest
 
 from course.doctools import DocTools, ReadSection, SearchDocs
+from course.errors import ToolFailure
 from course.paths import DATA
 from course.search import DocIndex
-from course.tools import ToolError
 
 
 @pytest.fixture(scope="module")
@@ -45,13 +45,13 @@ def test_list_documents_gives_every_document_with_title_and_sections(tools):
     ("refunds", "3", "from 1 to 5"),
 ])
 def test_bad_search_input_gets_an_actionable_error(tools, query, k, message):
-    with pytest.raises(ToolError, match=message):
+    with pytest.raises(ToolFailure, match=message):
         tools.search_docs(query, k)
 
 
 @pytest.mark.parametrize("doc", ["../secrets", "/etc/passwd", "..", "data/refunds", "~root", "C:\\x", "C:refunds"])
 def test_path_like_document_names_are_refused_as_not_a_name(tools, doc):
-    with pytest.raises(ToolError, match="not a document name: use a plain name"):
+    with pytest.raises(ToolFailure, match="not a document name: use a plain name"):
         tools.read_section(doc, "Time limits")
 
 
@@ -61,23 +61,23 @@ def test_a_file_next_to_the_folder_cannot_be_read_through_a_tool(tmp_path):
     (tmp_path / "docs" / "ok.md").write_text("# Ok\n## Fine\nPublic text.\n")
     doctools = DocTools(DocIndex(tmp_path / "docs", embedder="lexical"))
     for doc in ("../secrets", str(tmp_path / "secrets"), "secrets"):
-        with pytest.raises(ToolError):
+        with pytest.raises(ToolFailure):
             doctools.read_section(doc, "Keys")
     assert "sk-do-not-read" not in json.dumps(doctools.list_documents())
 
 
 def test_an_unknown_document_lists_the_documents_that_exist(tools):
-    with pytest.raises(ToolError, match=r"no document 'refund'\. Documents: account, .*refunds, returns"):
+    with pytest.raises(ToolFailure, match=r"no document 'refund'\. Documents: account, .*refunds, returns"):
         tools.read_section("refund", "Time limits")
 
 
 def test_an_unknown_section_lists_that_documents_sections(tools):
-    with pytest.raises(ToolError, match=r"'refunds' has no section 'Deadline'\. Its sections: Overview; Time "):
+    with pytest.raises(ToolFailure, match=r"'refunds' has no section 'Deadline'\. Its sections: Overview; Time "):
         tools.read_section("refunds", "Deadline")
 
 
 def test_an_empty_section_name_is_refused(tools):
-    with pytest.raises(ToolError, match="section name is empty"):
+    with pytest.raises(ToolFailure, match="section name is empty"):
         tools.read_section("refunds", " ## ")
 
 
@@ -191,7 +191,7 @@ def test_every_listed_document_can_be_read_even_with_an_unusual_name(tmp_path):
 
 
 def test_an_unknown_unusual_name_lists_the_documents_rather_than_calling_it_a_path(tools):
-    with pytest.raises(ToolError, match=r"There is no document 'Café notes \(v3\)'\. Documents: account"):
+    with pytest.raises(ToolFailure, match=r"There is no document 'Café notes \(v3\)'\. Documents: account"):
         tools.read_section("Café notes (v3)", "Opening hours")
 
 

@@ -54,20 +54,26 @@ def test_an_unknown_exercise_id_is_named_in_the_verdict():
 def test_grading_counts_a_deleted_exercise_cell_as_not_passed(tmp_path, capsys):
     import nbformat
 
-    from course.exercises.__main__ import main
+    from course.grading.cli import main
 
     nb = nbformat.read(ROOT / "notebooks/01_tool_calling.ipynb", as_version=4)
     nb.cells = [c for c in nb.cells if not c.source.startswith("# EXERCISE l1-round-trip")]
     path = tmp_path / "learner copy.ipynb"
     nbformat.write(nb, path)
-    assert main([str(path)]) == 1
+    assert main([str(path), "--out", str(tmp_path / "reports")]) == 1
     out = capsys.readouterr().out
-    assert "❌ l1-round-trip: not yet. no cell starting with `# EXERCISE l1-round-trip`" in out
+    line = next(line.strip() for line in out.splitlines() if line.strip().startswith("learner copy: "))
+    assert line.startswith("learner copy: 0/5") and "❌ l1-round-trip" in line
     assert "0 of 5 exercises passed" in out
+    report = (tmp_path / "reports" / "learner copy.json").read_text()
+    assert "no cell starting with `# EXERCISE l1-round-trip`" in report
 
 
-def test_grading_stops_an_endless_loop_with_a_verdict():
-    from course.exercises.__main__ import grade
+def test_registering_a_second_check_under_a_taken_id_is_refused():
+    from course.exercises import DuplicateExercise, exercise
 
-    verdict = grade("l1-round-trip", "def ask(*args):\n    while True:\n        pass\n", limit=1)
-    assert not verdict.passed and "loops forever" in verdict.message
+    with pytest.raises(DuplicateExercise, match="'l1-round-trip' is already registered by course.exercises.lesson1"):
+        @exercise("l1-round-trip", lesson=1)
+        def another_check(ask):
+            pass
+    assert EXERCISES["l1-round-trip"].check.__module__ == "course.exercises.lesson1"

@@ -76,7 +76,7 @@ def test_the_notebook_with_every_solution_pasted_passes_every_check():
                 cell.source = solution(id)
     NotebookClient(nb, timeout=60, kernel_name="course",
                    resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
-    verdicts = [o["text"] for c in nb.cells if c.source.startswith("check(") for o in c.outputs]
+    verdicts = ["".join(o.get("text", str(o)) for o in c.outputs) for c in nb.cells if c.source.startswith("check(")]
     assert len(verdicts) == len(IDS) and all(v.startswith("✅") for v in verdicts), verdicts
 
 
@@ -207,7 +207,7 @@ def message(call="tool.fn(params)", id="tool_call.id",
     (message(content="json.dumps(result)"), "json.dumps adds quotes"),
     (message(id="tool_call.function.name"), "not the id of the call it answers"),
     (message(call="tool.fn(json.loads(tool_call.function.arguments))"), "expects the validated arguments"),
-    ("from course.shop import OrderLookup, get_order_status\n" +
+    ("from course.orders import OrderLookup, get_order_status\n" +
      message(call='get_order_status.fn(OrderLookup(order_id="A1001"))'), "is not the tool's result"),
 ], ids=["repr", "quoted-string", "name-as-id", "unvalidated", "only-the-example"])
 def test_tool_message_refuses_a_message_that_only_looks_right(source, hint):
@@ -278,7 +278,7 @@ def test_bad_calls_accepts_pydantic_s_own_error_text():
     passes("l1-bad-calls", """
         import json
         from pydantic import ValidationError
-        from course.tools import ToolError
+        from course.tools import ToolFailure
 
         def execute(tools, name, arguments):
             if name not in tools:
@@ -292,7 +292,7 @@ def test_bad_calls_accepts_pydantic_s_own_error_text():
                 return "Error: that is not valid JSON; send a JSON object"
             except ValidationError as e:
                 return f"Error: {e}"
-            except ToolError as e:
+            except ToolFailure as e:
                 return "Error: " + str(e)
             return result if isinstance(result, str) else json.dumps(result)
     """)
@@ -303,7 +303,7 @@ import json
 
 from pydantic import ValidationError
 
-from course.tools import ToolError
+from course.tools import ToolFailure
 
 
 def execute(tools, name, arguments):
@@ -320,7 +320,7 @@ def execute(tools, name, arguments):
         return {invalid}
     try:
         result = tool.fn(params)
-    except ToolError as e:
+    except ToolFailure as e:
         return {tool_error}
     return result if isinstance(result, str) else json.dumps(result)
 """

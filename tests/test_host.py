@@ -125,15 +125,17 @@ async def test_an_unknown_tool_is_answered_without_the_server():
     assert reply.startswith("Error:") and "get_weather" in reply and calls == []
 
 
-async def test_a_server_side_validation_error_comes_back_flagged_as_an_error():
+async def test_arguments_that_break_the_input_schema_are_answered_by_the_host_with_what_to_fix():
     calls = []
     host = await shop_host(calls)
     try:
         reply = await host.execute("lookup", '{"order_id": "1001"}')  # breaks the pattern ^A\d{4}$
     finally:
         await host.close()
-    assert reply.startswith("Error") and "validation error" in reply and "order_id" in reply
-    assert host.outcomes[-1].is_error and host.outcomes[-1].by == "server"
+    assert reply.startswith("Error:") and "nothing was run" in reply and "call lookup again" in reply
+    assert "- order_id: '1001' does not match" in reply
+    assert calls == [] and host.outcomes == []
+    assert [(e.decision, e.decided_by) for e in host.log] == [("denied", "invalid arguments")]
 
 
 async def test_a_tool_error_keeps_its_error_flag():

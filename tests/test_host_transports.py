@@ -3,6 +3,7 @@
 One real process per case; every failure must come back as a sentence that says what to check.
 """
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -59,12 +60,12 @@ async def test_a_wrong_module_name_is_explained_with_the_childs_stderr():
 async def test_child_processes_shows_a_stdio_server_until_its_host_closes():
     host = quiet_host()
     try:
-        await host.connect("env", stdio("course.host.env_server"), allow={"environment_names"})
+        await host.connect("env", stdio("course.servers.env_names"), allow={"environment_names"})
         while_open = child_processes()
     finally:
         await host.close()
-    assert [c for c in while_open if c.endswith("-m course.host.env_server")]
-    assert not [c for c in child_processes() if "course.host.env_server" in c]
+    assert [c for c in while_open if c.endswith("-m course.servers.env_names")]
+    assert not [c for c in child_processes() if "course.servers.env_names" in c]
 
 
 async def test_a_server_that_refuses_its_command_line_arguments_points_at_them():
@@ -98,7 +99,22 @@ async def test_a_server_that_crashes_mid_call_becomes_an_error_for_the_model_and
         await host.close()
     assert reply.startswith("Error:") and "stopped while running crash" in reply and "Do not retry" in reply
     assert again.startswith("Error:") and len(host.approver.asked) == 1
-    assert "warning: fragile: the server stopped" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "warning: fragile: the server stopped" in shown
+
+
+async def test_a_crashing_servers_stderr_never_reaches_the_model_and_its_password_is_hidden_from_you(capsys):
+    host = McpHost(approver=ScriptedApprover([True]))
+    try:
+        await host.connect("fragile", stdio(str(SERVERS / "crashing.py")), allow={"crash"})
+        reply = await host.execute("crash", "{}")
+    finally:
+        await host.close()
+    shown = capsys.readouterr().out
+    assert "s3cret-Pa55" not in reply and "postgresql" not in reply and "Traceback" not in reply
+    assert len(reply.splitlines()) == 1
+    assert "sqlalchemy.exc.OperationalError: could not connect to server: postgresql://shop:***@db.internal" in shown
+    assert "s3cret-Pa55" not in shown and "s3cret-Pa55" not in host.outcomes[-1].diagnosis
 
 
 async def test_a_server_that_prints_to_stdout_is_named_and_still_works(capsys):
@@ -212,3 +228,26 @@ async def test_a_stdio_program_that_never_answers_its_first_request_times_out_wi
     with pytest.raises(ServerError) as caught:
         await quiet_host().connect("silent", silent, allow=set(), read_timeout=0.5)
     assert "did not answer its first MCP request in time" in str(caught.value)
+
+
+async def test_invalid_utf8_on_a_stdio_servers_stdout_does_not_wedge_the_connection(capsys):
+    host = McpHost(approver=ScriptedApprover([True, True]), timeout=3)
+    try:
+        await host.connect("bytes", stdio(str(SERVERS / "bad_bytes.py")), allow={"garble", "ok"})
+        garbled = await host.execute("garble", "{}")
+        after = await host.execute("ok", "{}")
+        alive = host.connections["bytes"].alive
+    finally:
+        await host.close()
+    assert garbled == "garbled" and after == "fine" and alive
+    assert "bytes wrote to stdout, which is reserved for MCP messages" in capsys.readouterr().out
+
+
+async def test_a_tool_a_stdio_server_adds_later_is_offered_without_reconnecting():
+    async with quiet_host() as host:
+        await host.connect("grow", stdio(str(SERVERS / "growing.py")), allow={"unlock", "bonus"})
+        await host.execute("unlock", "{}")
+        while "bonus" not in host.offered:  # a background refresh; the test's timeout bounds the wait
+            await asyncio.sleep(0.01)
+        reply = await host.execute("bonus", "{}")
+    assert reply == "bonus!"

@@ -5,7 +5,7 @@ from pydantic import BaseModel
 
 from course.permissions import DecisionLog, Policy, RuleError, risk_of, risks_of
 from course.tools import Tool, tool
-from course.shop import find_orders, get_order_status
+from course.orders import find_orders, get_order_status
 from course.store import ShopStore
 
 RISKS = {"get_order_status": "read", "issue_refund": "write", "cancel_order": "write"}

@@ -4,7 +4,7 @@ import openai
 import pytest
 
 from course.scripted import Fail, ScriptedModel, ScriptExhausted, Timeout, call, raw_call
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 
 TOOLS = shop_toolbox().definitions()
 USER = [{"role": "user", "content": "Where is A1001?"}]

@@ -2,14 +2,17 @@
 
 import json
 import os
+import subprocess
+import sys
 import threading
 
 import pytest
 
 from course import paths
-from course.shop import orders
+from course.orders import orders
 from course.store import ShopStore, StoreError, write_atomically
-from course.tools import Toolbox, ToolError
+from course.errors import ToolFailure
+from course.tools import Toolbox
 
 
 @pytest.fixture
@@ -38,10 +41,10 @@ def test_changes_are_saved_to_the_file_and_seen_by_another_store_object(store):
 
 def test_refunds_add_up_to_at_most_the_order_total(store):
     store.issue_refund("A1001", 40, "Dent in the side.")
-    with pytest.raises(ToolError, match=r"at most 9\.00 is left \(total 49\.00, already refunded 40\.00\)"):
+    with pytest.raises(ToolFailure, match=r"at most 9\.00 is left \(total 49\.00, already refunded 40\.00\)"):
         store.issue_refund("A1001", 10, "More dents.")
     store.issue_refund("A1001", 9, "Rest of the price.")
-    with pytest.raises(ToolError, match="already refunded in full"):
+    with pytest.raises(ToolFailure, match="already refunded in full"):
         store.issue_refund("A1001", 1, "Once more.")
     assert store.refunded("A1001") == 49.0
 
@@ -56,7 +59,7 @@ def test_refunds_add_up_to_at_most_the_order_total(store):
 def test_a_refused_change_says_why_and_leaves_the_file_untouched(store, call, message):
     store.load()  # creates the file
     before = store.path.read_bytes()
-    with pytest.raises(ToolError, match=message):
+    with pytest.raises(ToolFailure, match=message):
         call(store)
     assert store.path.read_bytes() == before
 
@@ -64,7 +67,7 @@ def test_a_refused_change_says_why_and_leaves_the_file_untouched(store, call, me
 def test_cancelling_a_processing_order_changes_its_status_once(store):
     assert store.cancel_order("A1003", "Ordered twice by mistake.")["status"] == "cancelled"
     assert store.order("A1003")["status"] == "cancelled"
-    with pytest.raises(ToolError, match="is cancelled"):
+    with pytest.raises(ToolFailure, match="is cancelled"):
         store.cancel_order("A1003", "Again.")
 
 
@@ -118,7 +121,7 @@ def test_concurrent_refunds_never_exceed_the_total(store):
     def refund():
         try:
             outcomes.append(store.issue_refund("A1004", 100, "Chair broke."))
-        except ToolError as e:
+        except ToolFailure as e:
             outcomes.append(e)
 
     threads = [threading.Thread(target=refund) for _ in range(4)]
@@ -127,6 +130,32 @@ def test_concurrent_refunds_never_exceed_the_total(store):
     for t in threads:
         t.join(10)
     assert sum(isinstance(o, dict) for o in outcomes) == 1 and store.refunded("A1004") == 100.0
+
+
+HOLD_THE_LOCK = """
+import sys
+from course.store import ShopStore
+with ShopStore(sys.argv[1])._locked():
+    print("holding", flush=True)
+    sys.stdin.read()  # until the test closes our stdin
+"""
+
+
+def test_a_change_waits_for_another_process_and_gives_up_with_a_message_instead_of_hanging(store):
+    store.load()
+    other = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(store.path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=os.environ | {"PYTHONPATH": str(paths.ROOT)})
+    try:
+        assert other.stdout.readline() == "holding\n"
+        store.lock_timeout = 0.2
+        with pytest.raises(StoreError, match="busy for 0.2 s: another program is changing it"):
+            store.issue_refund("A1004", 10, "Chair broke.")
+    finally:
+        other.stdin.close()
+        other.wait(30)
+    assert store.refunded("A1004") == 0
+    store.issue_refund("A1004", 10, "Chair broke.")  # the other process is gone: the lock is free
+    assert store.refunded("A1004") == 10
 
 
 def test_write_tools_are_marked_write_and_validate_their_arguments(store):
@@ -202,6 +231,6 @@ def test_a_refund_of_an_amount_that_is_not_a_real_number_is_refused(store, amoun
 def test_a_refund_of_nan_or_infinity_through_the_python_api_is_refused_and_changes_nothing(tmp_path):
     store = ShopStore(tmp_path / "shop.json")
     for amount in (float("nan"), float("inf")):
-        with pytest.raises(ToolError, match="positive amount"):
+        with pytest.raises(ToolFailure, match="positive amount"):
             store.issue_refund("A1002", amount, "broken")
     assert store.refunds() == []

@@ -3,8 +3,9 @@
 import pytest
 
 from course.scripted import ScriptedModel, call, raw_call
-from course.shop import OrderLookup, get_order_status, shop_toolbox
-from course.tools import Toolbox, ToolError, tool
+from course.orders import OrderLookup, get_order_status, shop_toolbox
+from course.errors import ToolFailure
+from course.tools import Toolbox, tool
 
 
 @pytest.fixture
@@ -25,8 +26,8 @@ def test_a_valid_call_returns_json_text(toolbox):
 
 @pytest.mark.parametrize("name, arguments, expected", [
     ("get_order", "{}", "there is no tool named 'get_order'. Available tools: get_order_status, find_orders"),
-    ("get_order_status", "{order_id: A1}", "are not valid JSON"),
-    ("get_order_status", "[1, 2]", "must be a JSON object, not list"),
+    ("get_order_status", "{order_id: A1}", "are not a JSON object (not valid JSON: Expecting property name"),
+    ("get_order_status", "[1, 2]", "not a JSON object (got list), so nothing was run. Send one JSON object with the tool's parameters (order_id)"),
     ("get_order_status", '{"order_id": "1001"}', "order_id: String should match pattern"),
     ("get_order_status", "{}", "order_id: Field required"),
     ("get_order_status", '{"order_id": "A1001", "x": 1}', "x: Extra inputs are not permitted"),
@@ -57,4 +58,4 @@ def test_tool_messages_answer_every_call_in_order(toolbox):
 
 
 def test_tool_error_is_the_models_cue():
-    assert issubclass(ToolError, Exception)
+    assert issubclass(ToolFailure, Exception)

@@ -30,7 +30,7 @@ from course.backend import connect
 from course.exercises import check
 from course.stories.lesson1 import order_status
 from course import show
-from course.shop import OrderLookup, get_order_status
+from course.orders import OrderLookup, get_order_status
 """
 GIVEN_PARAMS = GIVEN_DEFINITION + """
 from typing import Annotated
@@ -44,7 +44,7 @@ GIVEN_ROUND_TRIP = GIVEN_MESSAGE + """
 from course.tools import Toolbox
 import openai
 from course.scripted import ScriptedModel
-from course.shop import shop_toolbox
+from course.orders import shop_toolbox
 """
 GIVEN_BAD_CALLS = GIVEN_ROUND_TRIP
 
@@ -55,7 +55,7 @@ def check_tool_definition(tool_definition):
     from pydantic import Field
 
     from course.scripted import ScriptedModel
-    from course.shop import OrderLookup
+    from course.orders import OrderLookup
 
     rng = random.Random()
     cases = [("get_order_status", "Look up one order by its number.", OrderLookup)]
@@ -158,7 +158,7 @@ def check_refund_params(RefundRequest, request_refund):
 # -- l1-tool-message ----------------------------------------------------------------------------
 @exercise("l1-tool-message", lesson=1, given=GIVEN_MESSAGE)
 def check_tool_message(tool_message):
-    from course.shop import _ORDERS, get_order_status
+    from course.orders import _ORDERS, get_order_status
 
     rng = random.Random()
     cases = [(get_order_status, {"order_id": "A1001"}, _ORDERS["A1001"]), *message_tools(rng)]
@@ -228,7 +228,7 @@ def _ask(ask, question: str):
 
 @exercise("l1-round-trip", lesson=1, given=GIVEN_ROUND_TRIP)
 def check_round_trip(ask):
-    from course.shop import shop_toolbox
+    from course.orders import shop_toolbox
     from course.stories.lesson1 import order_status
 
     fake, answer = _ask(ask, "Hi")
@@ -315,6 +315,6 @@ def check_bad_calls(execute):
           how="name every field that is wrong, not only the first (error.errors() lists them all)")
     error(first, json.dumps({count: 2}), "a missing field", code, how="name the missing field")
     error(first, json.dumps({**good, "gift_wrap": True}), "an extra field", "gift_wrap", how="name the extra field")
-    error(first, json.dumps({**good, code: empty}), "a tool that raises ToolError", advice,
-          how="pass on the ToolError's message: it says what to do next")
+    error(first, json.dumps({**good, code: empty}), "a tool that raises ToolFailure", advice,
+          how="pass on the ToolFailure's message: it says what to do next")
     return "Unknown tools, bad JSON, invalid arguments and tool errors all come back as advice."

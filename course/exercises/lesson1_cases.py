@@ -91,7 +91,7 @@ class ToolsOnly:
     """The shop's tools with only definitions() and execute(): the tool messages are the learner's to build."""
 
     def __init__(self):
-        from course.shop import shop_toolbox
+        from course.orders import shop_toolbox
 
         self._toolbox = shop_toolbox()
 
@@ -111,10 +111,10 @@ class ToolsOnly:
 
 
 def shop_tools(rng: random.Random):
-    """Two tools with constrained arguments; one of them fails with a ToolError for one input."""
+    """Two tools with constrained arguments; one of them fails with a ToolFailure for one input."""
     from pydantic import Field
 
-    from course.tools import Tool, ToolError
+    from course.tools import Tool, ToolFailure
 
     code, count = rng.sample(FIELDS, 2)
     params = argument_model({code: (str, Field(pattern=r"^[A-Z]{3}-\d$")), count: (int, Field(ge=1, le=9))}, "Ask")
@@ -123,7 +123,7 @@ def shop_tools(rng: random.Random):
 
     def run(args):
         if getattr(args, code) == empty:
-            raise ToolError(advice)
+            raise ToolFailure(advice)
         return {code: getattr(args, code), count: getattr(args, count), "ok": True}
 
     first = tool_name(rng)

@@ -20,6 +20,9 @@ import os
 import sys
 import tempfile
 import threading
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import httpx2
@@ -27,12 +30,24 @@ import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from course.host.errors import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallTimedOut, Observed, ServerError, explain
+from course.errors import CallRejected, CallTimedOut, ServerError
+from course.host.errors import CONNECTION_CLOSED, REQUEST_TIMEOUT, Observed, explain, redact, sentence
 from course.host.servers import Http, InMemory, ServerSpec, Stdio, check_spec
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host
+
+
+def _client_info() -> types.Implementation:
+    """Who the host says it is (the SDK's default is `mcp 0.1.0`, which tells a server's log nothing)."""
+    try:
+        release = version("llm-mcp-course")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        release = "unknown"
+    return types.Implementation(name="llm-mcp-course", title="LLM tool calling to MCP: course host",
+                                version=release)
 
 
 class _DropParseNoise(logging.Filter):
@@ -42,6 +57,7 @@ class _DropParseNoise(logging.Filter):
 
 
 logging.getLogger("mcp.client.stdio").addFilter(_DropParseNoise())
+logger = logging.getLogger(__name__)
 
 
 _warming = threading.Lock()
@@ -72,6 +88,8 @@ class Connection:
         self._http: httpx2.AsyncClient | None = None
         self._closing = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self.tools_changed = asyncio.Event()  # the server said its tool list changed
+        self.on_tools_changed: Callable[[], Awaitable[None]] | None = None  # then this lists them again
 
     @classmethod
     async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
@@ -101,7 +119,15 @@ class Connection:
             async with self._client() as client:
                 self.client = client
                 ready.set_result(None)
-                await self._closing.wait()
+                helpers = [asyncio.create_task(self._listen(client), name=f"mcp-listen-{self.name}"),
+                           asyncio.create_task(self._follow_changes(), name=f"mcp-tools-{self.name}")]
+                try:
+                    await self._closing.wait()
+                finally:
+                    for helper in helpers:
+                        helper.cancel()
+                        with suppress(BaseException):
+                            await helper
         except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the SDK's task groups, or a cancel
             error = self._explain(e, "connecting" if not ready.done() else "running")
             if not ready.done():
@@ -120,16 +146,44 @@ class Connection:
             if self._stderr is not None:
                 self._stderr.close()
 
+    async def _listen(self, client: Client) -> None:
+        """Hear about tool-list changes on a 2026-07-28 connection (older ones send a notification anyway).
+
+        On 2026-07-28 a server tells only clients that opened a `subscriptions/listen` stream; its
+        events also reach `_on_message`, which sets `tools_changed`.
+        """
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self.tools_changed.set()
+        except Exception as e:  # noqa: BLE001 - an older protocol, or a server without subscriptions: no events
+            logger.debug("%s: no subscriptions/listen stream (%s: %s)", self.name, type(e).__name__, e)
+
+    async def _follow_changes(self) -> None:
+        while True:
+            await self.tools_changed.wait()
+            if self.on_tools_changed is None:  # nobody to tell
+                self.tools_changed.clear()
+                continue
+            try:
+                await self.on_tools_changed()  # clears `tools_changed` before it lists, so no change is missed
+            except Exception:  # noqa: BLE001 - a failed refresh must not end the watch
+                logger.exception("%s: listing the changed tools failed", self.name)
+                self.tools_changed.clear()
+
     def _client(self) -> Client:
         spec = self.spec
-        options: dict[str, Any] = {"read_timeout_seconds": self.read_timeout, "message_handler": self._on_message}
+        options: dict[str, Any] = {"read_timeout_seconds": self.read_timeout, "message_handler": self._on_message,
+                                   "client_info": _client_info()}
         if isinstance(spec, InMemory):
-            return Client(spec.server, **options)
+            return Client(spec.server, mode=spec.mode, **options)
         if isinstance(spec, Stdio):
             # A real file: the child needs a file descriptor, and we want to read its stderr later.
             self._stderr = tempfile.TemporaryFile("w+")
+            # "replace": with the SDK's "strict", one byte that is not UTF-8 stops its stdout reader for
+            # good while the connection still looks alive, and every later call waits for its timeout.
             params = StdioServerParameters(command=spec.command, args=list(spec.args), cwd=spec.cwd,
-                                           env=spec.child_env())
+                                           env=spec.child_env(), encoding_error_handler="replace")
             return Client(stdio_client(params, errlog=self._stderr), **options)
         headers = {"Authorization": f"Bearer {spec.token}"} if spec.token else {}
         self.seen.token_sent = bool(spec.token)
@@ -142,7 +196,9 @@ class Connection:
             self.seen.http_status = response.status_code
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, ValidationError):  # a stdout line that is not JSON-RPC
+        if isinstance(message, types.ToolListChangedNotification):
+            self.tools_changed.set()
+        elif isinstance(message, ValidationError):  # a stdout line that is not JSON-RPC
             errors = message.errors()
             line = str(errors[0].get("input", "")) if errors else str(message)
             self.seen.stdout_noise.append(line)
@@ -202,6 +258,12 @@ class Connection:
             if e.code == REQUEST_TIMEOUT:  # the call timed out; the connection is still fine
                 raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",
                                   "whether the tool is stuck, or raise the timeout.") from None
+            if e.code == INVALID_PARAMS:  # the server turned the call away; the connection is still fine
+                said = redact(" ".join(str(e.message).split()))  # the server's words, for the model to act on
+                said = said if len(said) <= 300 else said[:299] + "…"
+                raise CallRejected(self.name, f"the server rejected the call to {tool} as invalid params "
+                                              f"(-32602): {sentence(said)}",
+                                   "the arguments against the tool's input schema.") from None
             await asyncio.sleep(0.05)  # let the owner task see a closed connection first
             error = self._explain(e, f"running {tool}")
             if not self.alive or e.code == CONNECTION_CLOSED:

@@ -4,16 +4,46 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import mcp.types as types
 
 OPENAI_NAME = re.compile(r"[^a-zA-Z0-9_-]")  # the API accepts ^[a-zA-Z0-9_-]{1,64}$
+SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
 
 
 def openai_name(name: str) -> str:
     """A name the Chat Completions API accepts (MCP also allows dots in tool names)."""
     return OPENAI_NAME.sub("_", name)[:64] or "tool"
+
+
+def exposed_names(tools: list[tuple[str, str]]) -> list[str]:
+    """A distinct name the API accepts for each (server, tool): the tool's own name where no other tool
+    has it, `server__tool` where two do (also a plain name that equals another's renamed one), and a
+    number on the end where even that clashes (`a.b` and `a_b`, a cut at 64 characters)."""
+    prefixed = [openai_name(f"{server}{SEPARATOR}{tool}") for server, tool in tools]
+    names = [openai_name(tool) for _, tool in tools]
+    while True:  # ends: each round moves at least one name to its prefixed form, and never back
+        counts = Counter(names)
+        clashing = [i for i, name in enumerate(names) if counts[name] > 1 and name != prefixed[i]]
+        if not clashing:
+            break
+        for i in clashing:
+            names[i] = prefixed[i]
+    used: set[str] = set()
+    for i, name in enumerate(names):
+        number = 2
+        while names[i] in used:
+            names[i] = f"{name[:60]}_{number}"
+            number += 1
+        used.add(names[i])
+    return names
+
+
+def needs_tasks(tool: types.Tool) -> bool:
+    """A tool that can only run as an MCP task (an extension this host does not speak)."""
+    return bool(tool.execution and tool.execution.task_support == "required")
 
 
 def to_openai_tool(tool: types.Tool, name: str | None = None) -> dict:
@@ -37,6 +67,19 @@ class Outcome:
     text: str
     is_error: bool
     by: str = "server"  # "server": the server answered; "host": answered without the server
+    diagnosis: str = ""  # what went wrong, for the person running the host (never shown to the model)
+
+
+MAX_RESULT_CHARS = 20_000  # about 5,000 tokens: a whole document page, not a whole database
+
+
+def capped(text: str, tool: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """`text`, cut to `limit` characters with a note saying so (a 5 MB result must not fill the context)."""
+    if len(text) <= limit:
+        return text
+    return (text[:limit] + f"\n[truncated: {tool} returned {len(text):,} characters; only the first {limit:,} "
+            "are shown. If you need the rest, call it again asking for less (a narrower query, fewer results, "
+            "one page).]")
 
 
 def result_text(result: types.CallToolResult) -> str:

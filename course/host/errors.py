@@ -8,25 +8,16 @@ text the server wrote to stdout) and says what is wrong and what to check.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import httpx2
 from mcp import MCPError
-from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # -32000, -32001
+from mcp.types import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT  # -32000, -32603, -32001
 
-
-class ServerError(Exception):
-    """A server could not be reached or stopped working. `str()` says what to check."""
-
-    def __init__(self, server: str, problem: str, check: str):
-        super().__init__(f"{server}: {problem}\n  Check: {check}")
-        self.server, self.problem, self.check = server, problem, check
-
-
-class CallTimedOut(ServerError):
-    """A tool call got no answer in time; the connection is still fine (the call may still be running)."""
+from course.errors import CallRejected, ServerError
 
 
 @dataclass
@@ -62,7 +53,7 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
                                "stdio('module.name') or stdio('path/to/server.py'): they run this course's "
                                "interpreter (sys.executable).")
         if isinstance(e, httpx2.UnsupportedProtocol):
-            return ServerError(server, f"{where} is not a URL the client can use ({_sentence(e)})",
+            return ServerError(server, f"{where} is not a URL the client can use ({sentence(e)})",
                                "the URL must start with http:// (or https://), e.g. http://127.0.0.1:8000/mcp.")
         if isinstance(e, httpx2.ConnectError | httpx2.ConnectTimeout):
             return ServerError(server, f"nothing answers at {where} ({e}).",
@@ -84,34 +75,42 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
         else:
             check = "the path: Streamable HTTP servers usually answer at /mcp, e.g. http://127.0.0.1:8000/mcp."
         return ServerError(server, f"there is no MCP endpoint at {where} (404 Not Found).", check)
+    if status == 413 and during != "connecting":  # turned away for its size before it ran
+        return CallRejected(server, "the server refused the call as too large (HTTP 413 Content Too Large).",
+                            "the server's request size limit; a tool that needs more data should read it itself.")
     if status == 421:
         return ServerError(server, "the server rejected the Host header (421): DNS-rebinding protection.",
                            "connect with the host name the server was started with (127.0.0.1 or localhost).")
     if REQUEST_TIMEOUT in codes or any(isinstance(e, TimeoutError) for e in found):
         what = "answer its first MCP request" if during == "connecting" else f"answer while {during}"
-        return ServerError(server, f"the server did not {what} in time.{noise}{stderr}",
+        return ServerError(server, f"the server did not {what} in time.",
                            "a stdio server must print nothing to stdout and start quickly; run "
                            f"`{where}` in a terminal to see what it does. Raise the timeout if the tool is "
-                           "just slow.")
+                           "just slow.", noise + stderr)
     if CONNECTION_CLOSED in codes or any(isinstance(e, httpx2.RemoteProtocolError) for e in found):
         if during == "connecting":
-            return ServerError(server, f"the server stopped before it answered its first MCP request."
-                                       f"{noise}{stderr}",
-                               _start_hint(seen.stderr, where))
+            return ServerError(server, "the server stopped before it answered its first MCP request.",
+                               _start_hint(seen.stderr, where), noise + stderr)
         return ServerError(server, f"the server stopped while {during} (it crashed or was killed); "
-                                   f"the connection is gone.{stderr}",
+                                   "the connection is gone.",
                            ("the server's stderr above" if stderr else f"the server's log (or run `{where}` "
-                            "in a terminal and repeat the call)") + "; fix the server, then connect again.")
+                            "in a terminal and repeat the call)") + "; fix the server, then connect again.", stderr)
+    if INTERNAL_ERROR in codes:
+        said = next(e.message for e in found if isinstance(e, MCPError) and e.code == INTERNAL_ERROR)
+        return ServerError(server, f"the server failed while {during} (internal error -32603).",
+                           "the server's log; the call may be worth repeating once the server is fixed.",
+                           _quote(str(said), "It said") + stderr)
     if status is not None:
         return ServerError(server, f"the server answered HTTP {status}.", f"the URL {where} and the server's log.")
     first = found[0] if found else exc
-    message = f"MCP error {first.code}: {first.message}" if isinstance(first, MCPError) else \
-        f"{type(first).__name__}: {first}"
-    return ServerError(server, f"{during} failed: {_sentence(message)}{stderr}",
-                       "the server's log and the address " + where)
+    if isinstance(first, MCPError):  # the code is ours to repeat; the message is the server's
+        return ServerError(server, f"{during} failed: MCP error {first.code}.", "the server's log and the address "
+                           + where, _quote(first.message, "It said") + stderr)
+    return ServerError(server, f"{during} failed: {sentence(f'{type(first).__name__}: {first}')}",
+                       "the server's log and the address " + where, stderr)
 
 
-def _sentence(text: object) -> str:
+def sentence(text: object) -> str:
     """`text` ending in exactly one period."""
     return str(text).rstrip().rstrip(".") + "."
 
@@ -127,5 +126,18 @@ def _start_hint(stderr: str, where: str) -> str:
 
 
 def _quote(text: str, intro: str, limit: int = 6) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()][-limit:]
+    lines = [line for line in redact(text).strip().splitlines() if line.strip()][-limit:]
     return f"\n  {intro}:\n" + "\n".join(f"    | {line[:200]}" for line in lines) if lines else ""
+
+
+_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][\w+.-]*://[^\s:/@]+:)[^\s@/]+@")
+_SECRET_VALUE = re.compile(r"(?i)\b((?:password|passwd|pwd|secret|token|api[_-]?key)\s*[=:]\s*)['\"]?[^\s'\",;&]+")
+
+
+def redact(text: str) -> str:
+    """`text` with passwords in URLs and `password=...`-style values replaced by ***.
+
+    What a server writes to stderr is shown to the person running the host, on a screen or
+    in a log that others may read; a connection string in a traceback must not end up there.
+    """
+    return _SECRET_VALUE.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", text))

@@ -12,7 +12,10 @@
 - every call passes lesson 4's policy: of the allowlisted tools, those the server annotates
   read-only run at once, the rest need approval. Lesson 4's rules see the server's own tool
   name (`issue_refund`, also when the model knows it as `shop__issue_refund`);
-- unknown tools and unreadable arguments are answered here, without bothering the server;
+- unknown tools, unreadable arguments and arguments that break the tool's input schema are
+  answered here, before anyone is asked to approve and without bothering the server;
+- when a server announces a new tool list, the host lists its tools again (the allowlist still
+  decides); a tool that can only run as an MCP task is not offered;
 - each call has a timeout; a failed call is always reported to the model as an error.
 """
 
@@ -21,20 +24,32 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import mcp.types as types
 
 from course.approval import NOT_OFFERED, Approver, guarded
+from course.arguments import parse_arguments
+from course.errors import BadArguments, ServerError
 from course.host.connection import Connection
-from course.host.convert import Outcome, is_read_only, openai_name, result_text, to_openai_tool
-from course.host.errors import CallTimedOut, ServerError
+from course.host.convert import (
+    MAX_RESULT_CHARS,
+    SEPARATOR,
+    Outcome,
+    capped,
+    exposed_names,
+    is_read_only,
+    needs_tasks,
+    openai_name,
+    result_text,
+    to_openai_tool,
+)
+from course.host.notes import renamed, stdout_noise
+from course.host.replies import call_failed, outcome_of, unavailable
 from course.host.servers import ServerSpec, check_spec
-from course.permissions import DecisionLog, Policy, Rule
-
-SEPARATOR = "__"  # `docs__search` when two servers offer a `search`
+from course.host.validation import rejection, schema_problems
+from course.permissions import DecisionLog, LogEntry, Policy, PolicyRule
 
 
 @dataclass(frozen=True)
@@ -54,20 +69,24 @@ class McpHost:
     """Holds one connection per server and executes the model's calls through them."""
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
-                 rules: Iterable[Rule] = (), log: DecisionLog | None = None, quiet: bool = False):
+                 rules: Iterable[PolicyRule] = (), log: DecisionLog | None = None, quiet: bool = False,
+                 max_result_chars: int = MAX_RESULT_CHARS):
         self.approver = approver or _nobody
         self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
+        self.max_result_chars = max_result_chars  # longer results are cut, with a note for the model
         self.rules = list(rules)
         self.log = log if log is not None else DecisionLog()
         self.quiet = quiet
         self.connections: dict[str, Connection] = {}
         self.listed: dict[str, list[types.Tool]] = {}  # everything each server listed
         self.hidden: dict[str, list[str]] = {}  # listed but not on the allowlist
+        self.needs_tasks: dict[str, list[str]] = {}  # allowlisted, but they only run as MCP tasks
         self.offered: dict[str, Offered] = {}  # by the name the model uses
         self.outcomes: list[Outcome] = []  # every call that reached `call_server`, in order
         self._allow: dict[str, set[str]] = {}
         self._timeouts: dict[str, float] = {}
         self._guarded = None
+        self._listing = asyncio.Lock()
 
     # -- connecting ---------------------------------------------------------------------------------
     async def connect(self, name: str, spec: ServerSpec, *, allow: Iterable[str], timeout: float | None = None,
@@ -102,38 +121,54 @@ class McpHost:
             print(self.describe(name))
             self._warn_about_renames(before)
         self._warn_about_stdout(connection)
+        connection.on_tools_changed = functools.partial(self._tools_changed, name)
+
+    async def refresh(self, server: str, *, only_if_changed: bool = False) -> None:
+        """List a server's tools again and offer what changed (the allowlist still decides)."""
+        connection = self.connections[server]
+        async with self._listing:
+            if only_if_changed and not connection.tools_changed.is_set():  # someone else just listed them
+                return
+            connection.tools_changed.clear()
+            tools = await connection.list_tools()
+            if self.connections.get(server) is not connection:  # disconnected meanwhile
+                return
+            before, self.listed[server] = dict(self.offered), tools
+            self._offer()
+        if not self.quiet:
+            print(f"{server}: the server's tool list changed.\n{self.describe(server)}")
+            self._warn_about_renames(before)
+
+    async def _tools_changed(self, server: str) -> None:
+        """The server announced a new tool list (`notifications/tools/list_changed`)."""
+        try:
+            await self.refresh(server, only_if_changed=True)
+        except ServerError as e:
+            if not self.quiet:
+                print(f"warning: {e}")
+        except KeyError:  # disconnected meanwhile
+            pass
 
     def _warn_about_renames(self, before: dict[str, Offered]) -> None:
-        for old in before.values():
-            if old.name not in self.offered:
-                now = [o.name for o in self.offered.values() if o.tool.name == old.tool.name]
-                print(f"  note: two servers offer {old.tool.name}, so the model now sees {' and '.join(now)}. "
-                      f"A model that already knew {old.name} will not find it: connect every server before "
-                      "the conversation starts.")
+        for note in renamed(before, self.offered):
+            print(note)
 
     def _warn_about_stdout(self, connection: Connection) -> None:
-        """Name the lines a stdio server wrote to stdout that are not MCP messages (each line once)."""
-        noise = connection.seen.stdout_noise
-        if not self.quiet:
-            for line in noise[connection.noise_reported:connection.noise_reported + 3]:
-                print(f"  warning: {connection.name} wrote to stdout, which is reserved for MCP messages: "
-                      f"{line[:120]!r} (a server should log to stderr)")
-        connection.noise_reported = len(noise)
+        for note in stdout_noise(connection):
+            if not self.quiet:
+                print(note)
 
     def _offer(self) -> None:
         """Recompute what the model sees: allowlisted tools, with clashing names prefixed."""
-        chosen = [(server, tool) for server, tools in self.listed.items()
-                  for tool in tools if tool.name in self._allow[server]]
+        allowed = [(server, tool) for server, tools in self.listed.items()
+                   for tool in tools if tool.name in self._allow[server]]
+        chosen = [(server, tool) for server, tool in allowed if not needs_tasks(tool)]  # they fail every call
         self.hidden = {server: [t.name for t in tools if t.name not in self._allow[server]]
                        for server, tools in self.listed.items()}
-        counts: dict[str, int] = {}
-        for _, tool in chosen:
-            counts[openai_name(tool.name)] = counts.get(openai_name(tool.name), 0) + 1
-        self.offered = {}
-        for server, tool in chosen:
-            base = openai_name(tool.name)
-            exposed = base if counts[base] == 1 else openai_name(f"{server}{SEPARATOR}{tool.name}")
-            self.offered[exposed] = Offered(exposed, server, tool)
+        self.needs_tasks = {server: [t.name for s, t in allowed if s == server and needs_tasks(t)]
+                            for server in self.listed}
+        names = exposed_names([(server, tool.name) for server, tool in chosen])
+        self.offered = {name: Offered(name, server, tool) for name, (server, tool) in zip(names, chosen)}
         self._guarded = guarded(self.call_server, policy=self.policy(), approver=self.approver, log=self.log)
 
     def policy(self) -> Policy:
@@ -141,7 +176,7 @@ class McpHost:
         risks = {o.name: "read" if o.read_only else "write" for o in self.offered.values()}  # the server's claim
         return Policy(risks, allowlist=set(self.offered), rules=[self._on_server_names(r) for r in self.rules])
 
-    def _on_server_names(self, rule: Rule) -> Rule:
+    def _on_server_names(self, rule: PolicyRule) -> PolicyRule:
         """`rule`, called with the server's own tool name (and the server, if it takes `server`)."""
         takes_server = _takes_server(rule)
 
@@ -160,6 +195,9 @@ class McpHost:
         text = f"{server}: {len(mine)} of {len(self.listed[server])} tools offered to the model: {tags}"
         if self.hidden[server]:
             text += f"\n  hidden (not on your allowlist): {', '.join(self.hidden[server])}"
+        if self.needs_tasks[server]:
+            text += (f"\n  not offered (they only run as MCP tasks, which this host does not support): "
+                     f"{', '.join(self.needs_tasks[server])}")
         missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
         if missing:
             text += f"\n  on your allowlist but not offered by the server: {', '.join(missing)}"
@@ -175,37 +213,63 @@ class McpHost:
         if self._guarded is None or not self.connections:
             return f"Error: no MCP server is connected, so there is no tool {name!r}. Answer without tools."
         offered = self.offered.get(name)
-        parsed = _parse(arguments)
+        try:
+            parsed = parse_arguments(name, arguments, schema=offered.tool.input_schema if offered else None)
+        except BadArguments as e:
+            parsed = e
         if offered is None:  # a tool the model invented, or one the allowlist hides
-            self.log.record(name, parsed if isinstance(parsed, dict) else _raw(arguments), "denied", "allowlist")
+            self.log.record(name, {"raw": parsed.raw} if isinstance(parsed, BadArguments) else parsed,
+                            "denied", "allowlist")
             return NOT_OFFERED.format(tool=name)
-        if not isinstance(parsed, dict):
-            self.log.record(name, _raw(arguments), "denied", "unreadable arguments")
-            return _unreadable(offered)
+        if isinstance(parsed, BadArguments):
+            self.log.record(name, {"raw": parsed.raw}, "denied", "unreadable arguments")
+            return str(parsed)
+        problems = schema_problems(offered.tool.input_schema, parsed)
+        if problems:  # nobody approves a call that cannot run; the model learns what to fix
+            self.log.record(name, parsed, "denied", "invalid arguments")
+            return rejection(name, problems)
         failure = self.connections[offered.server].failure
         if failure:  # a dead server: say so at once, without asking anyone to approve a call that cannot run
-            return self._record(Outcome(name, _unavailable(failure), True, by="host"))
-        return await self._guarded(name, arguments)  # lesson 4: the policy, and a human if it asks
+            return self._record(Outcome(name, unavailable(failure), True, by="host"))
+        reply = await self._guarded(name, arguments)  # lesson 4: the policy, and a human if it asks
+        connection = self.connections.get(offered.server)
+        if connection is not None and connection.tools_changed.is_set():  # the model's next call sees it
+            await self._tools_changed(offered.server)
+        return reply
 
     async def call_server(self, name: str, arguments: str) -> str:
         """The call itself, once the policy let it through: the server's answer as text."""
+        decision = self._decision_for(name)  # before any await: `guarded` logged it just now
         offered = self.offered.get(name)
         connection = self.connections.get(offered.server) if offered else None
         if connection is None:  # closed while a human was deciding
             return self._record(Outcome(name, f"Error: {name} is not available any more: its server was "
-                                              "disconnected, so nothing was run. Tell the user.", True, by="host"))
+                                              "disconnected, so nothing was run. Tell the user.", True, by="host"),
+                                decision, "not sent")
         timeout = self._timeouts.get(offered.server, self.timeout)
         try:
-            result = await connection.call_tool(offered.tool.name, json.loads(arguments or "{}"), timeout)
+            result = await connection.call_tool(offered.tool.name, parse_arguments(name, arguments), timeout)
         except ServerError as e:
-            if connection.failure is not None and not self.quiet:
+            if (e.details or connection.failure is not None) and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
-            return self._record(Outcome(name, _call_failed(e, offered.read_only), True, by="host"))
+            return self._record(Outcome(name, call_failed(e, name, offered.read_only), True, by="host",
+                                        diagnosis=str(e)), decision, outcome_of(e))
         self._warn_about_stdout(connection)
-        return self._record(Outcome(name, result_text(result), bool(result.is_error)))
+        text = capped(result_text(result), name, self.max_result_chars)
+        return self._record(Outcome(name, text, bool(result.is_error)), decision,
+                            "ran, the tool reported an error" if result.is_error else "ran")
 
-    def _record(self, outcome: Outcome) -> str:
+    def _decision_for(self, name: str) -> LogEntry | None:
+        """The log entry that let this call through: the newest unsettled allow or approval for `name`."""
+        for entry in reversed(self.log.entries):
+            if entry.tool == name and entry.ran and not entry.outcome:
+                return entry
+        return None
+
+    def _record(self, outcome: Outcome, decision: LogEntry | None = None, happened: str = "") -> str:
         self.outcomes.append(outcome)
+        if decision is not None:
+            self.log.settle(decision, happened)
         return outcome.text
 
     # -- closing ------------------------------------------------------------------------------------
@@ -223,7 +287,7 @@ class McpHost:
             connected = ", ".join(self.connections) or "none"
             raise KeyError(f"no server named {server!r} is connected (connected: {connected}).")
         await self.connections.pop(server).close()
-        for table in (self.listed, self._allow, self.hidden, self._timeouts):
+        for table in (self.listed, self._allow, self.hidden, self.needs_tasks, self._timeouts):
             table.pop(server, None)
         self._offer()
 
@@ -237,47 +301,8 @@ class McpHost:
         return f"<McpHost servers={list(self.connections)} tools={list(self.offered)}>"
 
 
-def _unavailable(error: ServerError) -> str:
-    return f"Error: {error.problem} Do not retry this call; tell the user this tool is not available right now."
 
-
-def _call_failed(error: ServerError, read_only: bool) -> str:
-    """What the model reads when a call was sent but no answer came back."""
-    if isinstance(error, CallTimedOut):  # the server may still be working on it
-        if read_only:
-            return f"Error: {error.problem} Tell the user this is not available right now."
-        return (f"Error: {error.problem} It may or may not have run: check before retrying "
-                "(look the record up if you can), and tell the user.")
-    if read_only:
-        return _unavailable(error)
-    return (f"Error: {error.problem} It may or may not have run. Do not retry this call; tell the user "
-            "this tool is not available right now and that it must be checked.")
-
-
-def _unreadable(offered: Offered) -> str:
-    schema = offered.tool.input_schema or {}
-    properties, required = schema.get("properties") or {}, set(schema.get("required") or ())
-    if properties:
-        names = ", ".join(p if p in required else f"{p} (optional)" for p in properties)
-        send = f"one JSON object with the tool's parameters ({names})"
-    else:
-        send = "{} (this tool takes no arguments)"
-    return (f"Error: the arguments for {offered.name} are not a JSON object, so nothing was run. "
-            f"Send {send} and call again.")
-
-
-def _parse(arguments: str) -> object:
-    try:
-        return json.loads(arguments or "{}")
-    except (json.JSONDecodeError, TypeError):
-        return None
-
-
-def _raw(arguments: object) -> dict:
-    return {"raw": str(arguments)[:200]}
-
-
-def _takes_server(rule: Rule) -> bool:
+def _takes_server(rule: PolicyRule) -> bool:
     try:
         parameters = inspect.signature(rule).parameters.values()
     except (TypeError, ValueError):  # some callables have no signature to read

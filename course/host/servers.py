@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from course.servers import child_env
+from course.processes import child_env
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,13 @@ class Http:
 
 @dataclass(frozen=True)
 class InMemory:
-    """An `MCPServer` (or low-level `Server`) object in this process: for tests and notebooks."""
+    """An `MCPServer` (or low-level `Server`) object in this process: for tests and notebooks.
+
+    `mode="legacy"` speaks the handshake era (2025-11-25), as servers built on older SDKs do.
+    """
 
     server: Any
+    mode: str = "auto"
 
     def describe(self) -> str:
         return f"in memory: {getattr(self.server, 'name', type(self.server).__name__)}"
@@ -97,5 +101,5 @@ def http(url: str, *, token: str | None = None, connect_timeout: float = 5.0) ->
     return Http(url, token, connect_timeout)
 
 
-def in_memory(server: Any) -> InMemory:
-    return InMemory(server)
+def in_memory(server: Any, *, mode: str = "auto") -> InMemory:
+    return InMemory(server, mode)

@@ -16,18 +16,18 @@ import argparse
 import hmac
 import inspect
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+# Process helpers live in course.processes (the host uses them too); named here for lesson 5's imports.
+from course.offline import MODEL_VARIABLES
+from course.processes import HOST, child_env, free_port, stop, wait_for_port
+
 TOKEN_ENV = "COURSE_MCP_TOKEN"
-HOST = "127.0.0.1"  # never 0.0.0.0: the course's servers are for this machine only
 PATH = "/mcp"
 DEFAULT_PORT = 8000
 
@@ -60,24 +60,7 @@ def bearer_auth(token: str | Any | None) -> dict[str, Any]:
     return {"token_verifier": verifier, "auth": settings}
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def child_env(pass_env: Iterable[str] = (), env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a child server starts with: the MCP SDK's basic set (PATH, HOME, ...), the
-    named variables copied from this process if set, then `env`. Never the whole environment:
-    API keys and other secrets stay in the parent."""
-    from mcp.client.stdio import get_default_environment
-
-    passed = {name: os.environ[name] for name in pass_env if name in os.environ}
-    return get_default_environment() | passed | dict(env or {})
-
-
-CHILD_ENV = ("HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TOKENIZERS_PARALLELISM", "COURSE_EMBEDDING_MODEL_DIR")
+CHILD_ENV = MODEL_VARIABLES  # a child loads the same embedding model, from local files
 
 
 @contextmanager
@@ -99,31 +82,6 @@ def http_server(module: str, *args: str, token: str | None = None, port: int | N
     finally:
         stop(proc)
         log.close()
-
-
-def wait_for_port(port: int, proc: subprocess.Popen, log: Any, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            log.seek(0)
-            raise RuntimeError(f"the server exited with code {proc.returncode}:\n{log.read().decode()[-2000:]}")
-        with socket.socket() as s:
-            if s.connect_ex((HOST, port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"the server did not listen on port {port} within {timeout:g} s")
-
-
-def stop(proc: subprocess.Popen, grace: float = 5.0) -> int:
-    """Stop a child process: SIGINT (a clean shutdown), then SIGKILL if it does not exit in time."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.returncode
 
 
 def command_line(description: str, module: str | None = None) -> argparse.ArgumentParser:

@@ -162,11 +162,11 @@ def serving(tokens: Path, *args: str, port: int | None = None, timeout: float = 
     import subprocess
     import tempfile
 
-    from course.servers import child_env, free_port, stop, wait_for_port
+    from course.offline import MODEL_VARIABLES
+    from course.processes import child_env, free_port, stop, wait_for_port
 
     port = port or free_port()
-    env = child_env(("HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TOKENIZERS_PARALLELISM",
-                     "COURSE_EMBEDDING_MODEL_DIR", "COURSE_WORK", "COURSE_WEBAPI_URL", "PYTHONPATH"))
+    env = child_env((*MODEL_VARIABLES, "COURSE_WORK", "COURSE_WEBAPI_URL", "PYTHONPATH"))
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen([sys.executable, "-m", "course.servers.classroom", "--tokens", str(tokens),
                              "--port", str(port), *args], env=env, stdout=subprocess.DEVNULL, stderr=log)

@@ -86,12 +86,12 @@ class Library:
 
 
 def run_course_tool(fn, *args) -> Any:
-    """Call course code; its ToolError (lesson 1) becomes the SDK's, so the model reads the advice."""
-    from course.store import StoreError
+    """Call course code; its ToolFailure (lesson 1) becomes the SDK's ToolError, so the model reads the advice."""
+    from course.errors import StoreError, ToolFailure
 
     try:
         return fn(*args)
-    except (course_tools.ToolError, StoreError) as e:
+    except (ToolFailure, StoreError) as e:
         raise ToolError(str(e)) from None
 
 

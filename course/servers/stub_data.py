@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from course.shop import TODAY
+from course.orders import SHOP_DATE
 
 _DESCALING = [
     "Limescale builds up in every kettle that boils hard water. A thin white layer on the element is harmless, "
@@ -92,7 +92,7 @@ def search(q: str, n: int) -> list[dict]:
 
 
 def news(q: str, n: int, days: int) -> list[dict]:
-    since = date.fromisoformat(TODAY) - timedelta(days=days)
+    since = date.fromisoformat(SHOP_DATE) - timedelta(days=days)
     terms = _words(q)
     hits = [a for a in ARTICLES if date.fromisoformat(a["published"]) >= since
             and terms & _words(a["title"] + " " + a["summary"] + " " + a["tags"])]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from course.orders import ORDER_ID
 from course.scripted import ToolCall, call, last_user_text, offered_tools, tool_results
-from course.shop import ORDER_ID
 
 
 def order_status(body: dict) -> str | ToolCall | list[ToolCall]:

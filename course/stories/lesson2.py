@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+from course.orders import ORDER_ID
 from course.scripted import ToolCall, call, offered_tools, tool_results
 from course.scripted import last_user_text as question  # the customer's latest message; notes excluded
-from course.shop import ORDER_ID
 
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.IGNORECASE)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import re
 
+from course.orders import ORDER_ID
 from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
-from course.shop import ORDER_ID
 from course.stories.lesson2 import question
 
 ACTIONS = {"refund": "issue_refund", "cancel": "cancel_order", "ticket": "create_ticket"}

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
+from course.orders import ORDER_ID
 from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
-from course.shop import ORDER_ID
 from course.stories.lesson2 import question
 from course.stories.lesson4 import parallel, parsed
 

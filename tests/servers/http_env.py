@@ -1,9 +1,9 @@
-"""course.host.env_server over HTTP, the way lesson 5 serves the course's servers.
+"""course.servers.env_names over HTTP, the way lesson 5 serves the course's servers.
 
     COURSE_MCP_TOKEN=... python -m tests.servers.http_env --transport streamable-http --port N
 """
 
-from course.host.env_server import build
+from course.servers.env_names import build
 from course.servers import bearer_auth, command_line, serve
 
 

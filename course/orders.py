@@ -1,7 +1,7 @@
-"""The running example: a small online shop, "Northwind Goods", and its read-only tools (lesson 1).
+"""The running example's orders ("Northwind Goods", a small online shop) and the tools that look them up (lesson 1).
 
 Orders are fixed data, so every run of the course sees the same shop. Lesson 4
-copies them into a store that write tools can change.
+copies them into a store (`course.store`) that write tools can change.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from course.tools import Toolbox, ToolError, tool
+from course.errors import ToolFailure
+from course.tools import Toolbox, tool
 
-TODAY = "2026-11-20"  # the shop's "today", so answers do not depend on the calendar
+SHOP_DATE = "2026-11-20"  # the shop's "today" (not the calendar's), so every run gives the same answers
 
 _ORDERS = {
     "A1001": {"order_id": "A1001", "email": "mia@example.com", "placed": "2026-11-13", "status": "shipped",
@@ -55,8 +56,8 @@ def get_order_status(args: OrderLookup) -> dict:
     Use it whenever the customer mentions an order number."""
     order = _ORDERS.get(args.order_id)
     if order is None:
-        raise ToolError(f"No order {args.order_id}. Ask the customer to check the number "
-                        "(it looks like A1001), or look up their orders by email.")
+        raise ToolFailure(f"No order {args.order_id}. Ask the customer to check the number "
+                          "(it looks like A1001), or look up their orders by email.")
     return order
 
 
@@ -67,7 +68,7 @@ def find_orders(args: CustomerLookup) -> list[dict]:
     found = [{k: o[k] for k in ("order_id", "placed", "status", "total")}
              for o in _ORDERS.values() if o["email"] == args.email.lower()]
     if not found:
-        raise ToolError(f"No orders for {args.email}. Ask the customer which email they used.")
+        raise ToolFailure(f"No orders for {args.email}. Ask the customer which email they used.")
     return found
 
 

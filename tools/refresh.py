@@ -1,4 +1,4 @@
-"""Re-execute notebooks and store their outputs (`make notebooks`).
+"""Re-execute notebooks and store their outputs (`make notebooks`, or `python -m tools.refresh [--force] NB...`).
 
 The stored outputs are what nbval compares in `make test`, so refresh after changing
 what a notebook shows. Refuses to overwrite a notebook with uncommitted changes (a
@@ -12,15 +12,16 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-from course.paths import ROOT
+from course import offline
+
+ROOT = Path(__file__).resolve().parents[1]  # the repository: an authoring tool, not part of the course package
 
 KERNEL = "course"
-OFFLINE_ENV = {"COURSE_BACKEND": "scripted", "COURSE_APPROVER": "scripted", "HF_HUB_OFFLINE": "1",
-               "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
 def has_local_changes(path: str) -> bool:
@@ -64,7 +65,7 @@ def refresh(path: str) -> float:
     NotebookClient(nb, timeout=120, kernel_name=KERNEL,
                    resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}}).execute()
     rules = sanitizers()
-    for cell, before in zip(nb.cells, old):
+    for cell, before in zip(nb.cells, old, strict=True):
         cell.metadata.pop("execution", None)  # timestamps: noise in diffs
         # Keep the stored output when only timings and the like differ: diffs show real changes only.
         if cell.cell_type == "code" and comparable(before, rules) == comparable(cell.outputs, rules):
@@ -78,9 +79,7 @@ def refresh(path: str) -> float:
 def main(args: list[str]) -> int:
     force = "--force" in args
     paths = [a for a in args if a != "--force"]
-    os.environ.update(OFFLINE_ENV)
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CI"):
-        os.environ.pop(var, None)
+    offline.scripted(forget=["CI"])  # stored outputs are what a learner sees, not CI's
     for path in paths:
         if has_local_changes(path) and not force:
             print(f"{path}: has uncommitted changes (your work?). Commit or copy them, "

@@ -1,6 +1,6 @@
 """A one-tool MCP server that reports the names of the environment variables it can see (lesson 6).
 
-    python -m course.host.env_server
+    python -m course.servers.env_names
 
 Lesson 6 starts it as a stdio child to show that the child does not inherit your
 environment. It returns names only: values could be secrets.

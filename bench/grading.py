@@ -1,0 +1,47 @@
+"""Grading a class in the sandbox: lesson-4 notebooks per minute with -j 2 (goal >= 60 per minute).
+
+A class of CLASS copies of lesson 4, every exercise solved, is graded as `make grade` grades it:
+each exercise in its own sandboxed run (the default sandbox, bubblewrap where it works, and the
+process sandbox). Reports are written to a temporary folder.
+"""
+
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from course.grading import report
+from course.grading.runner import grade_class
+from course.grading.sandbox import ROOT, Sandbox
+
+CLASS = 20
+JOBS = 2
+GOAL = 60  # notebooks per minute
+
+
+def build(folder: Path) -> None:
+    nb = nbformat.read(ROOT / "notebooks" / "04_permissions.ipynb", as_version=4)
+    for cell in nb.cells:
+        for id in ("l4-refund-limit", "l4-allowlist"):
+            if cell.source.startswith(f"# EXERCISE {id}"):
+                cell.source = (ROOT / "solutions" / f"{id}.py").read_text()
+    for n in range(CLASS):
+        nbformat.write(nb, folder / f"learner {n:02}.ipynb")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "class"
+        folder.mkdir()
+        build(folder)
+        for mode in dict.fromkeys(["auto", "process"]):
+            with Sandbox(mode) as sandbox:
+                start = time.perf_counter()
+                class_ = grade_class([folder], sandbox, JOBS)
+                report.write(class_, Path(tmp) / f"reports-{mode}")
+                seconds = time.perf_counter() - start
+            right = sum(learner.passed == 2 for learner in class_)
+            print(f"   sandbox {sandbox.mode:<8} {CLASS} notebooks in {seconds:5.1f} s: "
+                  f"{CLASS / seconds * 60:5.0f} notebooks per minute (goal >= {GOAL}), -j {JOBS}"
+                  + ("" if right == CLASS else f"  WRONG: {right} of {CLASS} passed"))

@@ -1,0 +1,184 @@
+"""The exercise registry and the in-notebook API, used by every lesson.
+
+In a notebook, an exercise is two cells:
+
+    # EXERCISE l1-tool-message          <- the learner edits this cell
+    def tool_message(call, result): ...
+
+    check("l1-tool-message")            <- prints a verdict; never stops Run All
+
+A check is a function registered with `@exercise`; its parameter names are the names
+it takes from the learner's namespace. It raises `NotYet("hint")` (or fails an
+`assert` with a message) when the solution is not there yet. Reference solutions live in
+`solutions/<id>.py`; `tests/test_exercises.py` proves each check passes on its solution
+and fails on the notebook's stub. Mentors grade learners' notebooks in a sandbox with
+`python -m course.grading` (course/grading/).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import pkgutil
+import sys
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from course.errors import DuplicateExercise, NotYet
+
+MARKER = "# EXERCISE "
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    lesson: int
+    check: Callable[..., Any]
+    given: str  # code run before the learner's cell when it is checked outside the notebook
+
+    @property
+    def needs(self) -> list[str]:
+        return list(inspect.signature(self.check).parameters)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    id: str
+    passed: bool
+    message: str
+
+    def __str__(self) -> str:
+        return (f"✅ {self.id}: passed. {self.message}".rstrip() if self.passed
+                else f"❌ {self.id}: not yet. {self.message}")
+
+
+REGISTRY: dict[str, Exercise] = {}
+
+
+def exercise(id: str, *, lesson: int, given: str = "") -> Callable:
+    """Register a check function under a stable exercise id."""
+
+    def register(check: Callable) -> Callable:
+        old = REGISTRY.get(id)
+        # Re-importing the same module (a reload) registers the same function again: that is fine.
+        if old is not None and (old.check.__module__, old.check.__qualname__) != (check.__module__, check.__qualname__):
+            raise DuplicateExercise(f"exercise id {id!r} is already registered by "
+                                    f"{old.check.__module__}.{old.check.__qualname__}; give "
+                                    f"{check.__module__}.{check.__qualname__} an id of its own.")
+        REGISTRY[id] = Exercise(id, lesson, check, given)
+        return check
+
+    return register
+
+
+def load_all() -> dict[str, Exercise]:
+    """Import every `course.exercises.lessonN` module so all checks are registered."""
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if info.name.startswith("lesson"):
+            importlib.import_module(f"{__package__}.{info.name}")
+    return REGISTRY
+
+
+def run_check(id: str, namespace: dict) -> Verdict:
+    """Run one check against a namespace. Never raises."""
+    ex = REGISTRY.get(id) or load_all().get(id)
+    if ex is None:
+        return Verdict(id, False, f"there is no exercise {id!r}. Known: {', '.join(sorted(REGISTRY))}.")
+    return judge(ex, namespace)
+
+
+def judge(ex: Exercise, namespace: dict) -> Verdict:
+    """Run an exercise's check against a namespace. Never raises."""
+    id = ex.id
+    missing = [n for n in ex.needs if n not in namespace]
+    if missing:
+        return Verdict(id, False, f"define `{'`, `'.join(missing)}` in the exercise cell and run that cell first.")
+    try:
+        note = ex.check(*(namespace[n] for n in ex.needs))
+    except NotYet as e:
+        return Verdict(id, False, str(e))
+    except NotImplementedError:
+        return Verdict(id, False, "your code still raises NotImplementedError: replace the stub in the "
+                                  "exercise cell with your solution, run it, then run this check again.")
+    except AssertionError as e:
+        return Verdict(id, False, str(e) or "a check failed.")
+    except Exception as e:  # the learner's code crashed: show what, without a traceback
+        return Verdict(id, False, f"your code raised {type(e).__name__}: {e}")
+    return Verdict(id, True, note or "")
+
+
+def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
+    """Run `make_coroutine()` to completion on a fresh loop in a daemon thread, within `limit` seconds."""
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = asyncio.run(asyncio.wait_for(make_coroutine(), limit))
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box["error"] = e
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(limit + 5)
+    if thread.is_alive() or isinstance(box.get("error"), TimeoutError | asyncio.TimeoutError):
+        raise NotYet(f"your function did not finish within {limit:g} s{hint}.")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def check(id: str, namespace: dict | None = None) -> None:
+    """Notebook entry point: check an exercise against the caller's variables and print the verdict."""
+    if namespace is None:
+        namespace = sys._getframe(1).f_globals  # the notebook's globals
+    print(run_check(id, namespace))
+
+
+# -- outside the notebook: tests and mentors ----------------------------------------------
+def exercise_cells(notebook_path: str) -> dict[str, str]:
+    """{exercise id: source} of the exercise cells in a notebook."""
+    import nbformat
+
+    nb = nbformat.read(notebook_path, as_version=4)
+    cells = {}
+    for cell in nb.cells:
+        first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "code" and first.startswith(MARKER):
+            cells[first[len(MARKER):].split()[0]] = cell.source
+    return cells
+
+
+def check_source(id: str, source: str) -> Verdict:
+    """Run `given` + a cell's source in a fresh namespace, then the check (in this process: tests use it)."""
+    ex = REGISTRY.get(id) or load_all().get(id)
+    namespace, failed = run_cell(ex, id, source)
+    return failed or run_check(id, namespace)
+
+
+def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None = None) -> tuple[dict, Verdict | None]:
+    """Run `given` + a cell's source in a fresh module namespace (or only the cell, in `namespace`);
+    a verdict when the cell does not run."""
+    if namespace is None:
+        # A real module, so that Pydantic and dataclasses can resolve names defined in the cell.
+        module = types.ModuleType(f"exercise_{id.replace('-', '_')}")
+        sys.modules[module.__name__] = module
+        namespace = module.__dict__
+        if ex is not None:
+            exec(compile(ex.given, f"<imports for {id}>", "exec"), namespace)
+    if ex is not None:
+        try:
+            exec(compile(source, f"<exercise {id}>", "exec"), namespace)
+        except NameError as e:
+            return namespace, Verdict(id, False, f"the cell uses `{e.name}`, which only the notebook defines: "
+                                                 "keep the exercise cell self-contained and put test calls in a "
+                                                 "cell of their own.")
+        except SyntaxError as e:
+            return namespace, Verdict(id, False, f"the cell does not run: SyntaxError on line {e.lineno}: {e.msg}")
+        except Exception as e:
+            return namespace, Verdict(id, False, f"the cell does not run: {type(e).__name__}: {e}")
+    return namespace, None

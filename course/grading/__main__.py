@@ -1,0 +1,7 @@
+"""`python -m course.grading --help`."""
+
+import sys
+
+from course.grading.cli import main
+
+sys.exit(main())

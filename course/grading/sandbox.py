@@ -1,0 +1,212 @@
+"""Where a learner's code runs when it is graded: a child process group with an allowlisted
+environment, a private temporary folder, a pristine copy of the course, and OS limits.
+
+Two modes (README, "Grading a class"):
+- `process`: works wherever Python does (Linux, macOS; Windows without the limits). It protects the
+  mentor's environment (nothing outside `ALLOWED_ENV` reaches the learner), the course the checks
+  load (a private copy per exercise, verified afterwards), the repo's `course/` folder (changes are
+  detected, undone and void the verdict), and the machine's time (CPU, memory, processes, file size,
+  wall clock; the whole process group is killed, and on Linux detached descendants too). It does NOT
+  stop the learner's code from reading or deleting other files the mentor's account may touch.
+- `bwrap` (Debian's bubblewrap): additionally, the filesystem is read-only except the private
+  folder, the mentor's home and the repo are not mounted at all, there is no network, and every
+  process dies with the sandbox (its own PID namespace).
+"""
+
+from __future__ import annotations
+
+import compileall
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+from course import offline
+from course.errors import SandboxError
+
+ROOT = Path(__file__).resolve().parents[2]
+# Only these reach the learner's code, whatever command started the grader; keys and tokens never do.
+ALLOWED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "TERM")
+FIXED_ENV = {**offline.SCRIPTED, **offline.LOCAL_MODELS, "PYTHONIOENCODING": "utf-8", "MPLBACKEND": "Agg"}
+COPIED = ("course", "data")  # what the checks need; solutions/ and notebooks/ stay out of reach
+MARK = "COURSE_GRADING_SANDBOX"  # names the sandbox a stray process belongs to (the sweep looks for it)
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from course.grading.{0} import main; main()"
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_seconds: float = 30.0  # per exercise: an endless loop becomes a verdict
+    cpu_seconds: int = 60
+    memory_mb: int = 4096  # address space; torch and the MCP SDK map a lot without using it
+    processes: int = 64  # on top of what the account already runs (RLIMIT_NPROC counts per user)
+    file_mb: int = 64  # any file the code writes, including what it prints
+    output_chars: int = 4000  # what a report shows of the printed output
+
+
+@cache
+def bwrap_works() -> bool:
+    exe = shutil.which("bwrap")
+    if exe is None or not sys.platform.startswith("linux"):
+        return False
+    probe = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent",
+             "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def choose_mode(mode: str) -> str:
+    if mode == "auto":
+        return "bwrap" if bwrap_works() else "process"
+    if mode == "bwrap" and not bwrap_works():
+        raise SandboxError("--sandbox bwrap needs bubblewrap (Debian: `apt-get install bubblewrap`), and it "
+                           "could not start here; use --sandbox process, or auto.")
+    if mode not in ("bwrap", "process"):
+        raise SandboxError(f"unknown sandbox {mode!r}: choose auto, bwrap or process.")
+    return mode
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    """{relative path: sha256} of the files under folder (caches excluded)."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            found[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def learner_env(home: Path, course: Path, mark: str) -> dict[str, str]:
+    env = {k: os.environ[k] for k in ALLOWED_ENV if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.update(FIXED_ENV, HOME=str(home), TMPDIR=str(home), PYTHONPATH=str(course), **{MARK: mark})
+    return env
+
+
+class Sandbox:
+    """A pristine copy of the course, taken once before any learner code runs, and the runs that use it."""
+
+    def __init__(self, mode: str = "auto", limits: Limits = Limits(), python: str = sys.executable):
+        self.mode, self.limits, self.python = choose_mode(mode), limits, python
+        self.base = Path(tempfile.mkdtemp(prefix="course-grading-"))
+        self.pristine = self.base / "pristine"
+        for name in COPIED:
+            shutil.copytree(ROOT / name, self.pristine / name, ignore=shutil.ignore_patterns("__pycache__"))
+        # Compiled once here, so that each run does not compile the course again (runs copy or mount this).
+        compileall.compile_dir(self.pristine / "course", quiet=1, workers=1)
+        self.manifest = fingerprint(self.pristine)
+        self.repo_course = fingerprint(ROOT / "course")
+
+    def close(self) -> None:
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def run(self, job: dict) -> dict:
+        """Run the supervisor (course/grading/supervisor.py) on a job; its result, plus what the sandbox saw."""
+        private = Path(tempfile.mkdtemp(prefix="run-", dir=self.base))
+        home = private / "home"
+        home.mkdir()
+        if self.mode == "process":  # a copy per run: what one learner writes there, no later run sees
+            shutil.copytree(self.pristine, private / "course-copy")
+            course = private / "course-copy"
+        else:
+            course = self.pristine
+        mark = secrets.token_hex(8)
+        job = {**job, "nonce": secrets.token_hex(16), "limits": asdict(self.limits), "python": self.python,
+               "course": str(course), "private": str(private)}
+        command = [self.python, "-I", "-c", BOOT.format("supervisor"), str(course)]
+        if self.mode == "bwrap":
+            command = self.bwrap(private) + command
+        env = learner_env(home, course, mark)
+        result = self.supervise(command, env, home, job)
+        result["tampered"] = result.get("tampered") or self.verify(course)
+        shutil.rmtree(private, ignore_errors=True)
+        return result
+
+    def supervise(self, command: list[str], env: dict, cwd: Path, job: dict) -> dict:
+        backstop = self.limits.wall_seconds + 20  # the supervisor enforces the limit; this is if it cannot
+        child = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            out, err = child.communicate(json.dumps(job).encode(), timeout=backstop)
+        except subprocess.TimeoutExpired:
+            kill_group(child.pid)
+            child.kill()  # where there are no process groups
+            out, err = child.communicate()
+        finally:
+            kill_group(child.pid)
+            sweep(env[MARK])
+        try:
+            result = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {child.returncode}"]
+            return {"verdict": None, "timed_out": False, "output": "", "problem": tail[0][:300]}
+        if result.get("nonce") != job["nonce"]:
+            return {"verdict": None, "timed_out": False, "output": "", "tampered": ["the supervisor's answer"]}
+        return result
+
+    def verify(self, course: Path) -> list[str]:
+        """What changed in the course the checks loaded, or in the repo's course/ (undone here)."""
+        changed = sorted(set(fingerprint(course).items()) ^ set(self.manifest.items()))
+        repo = ROOT / "course"
+        now = fingerprint(repo)
+        if now != self.repo_course:
+            for rel in set(now) | set(self.repo_course):
+                if now.get(rel) != self.repo_course.get(rel):
+                    changed.append(("repo course/" + rel, ""))
+                    source = self.pristine / "course" / rel
+                    if source.exists():
+                        shutil.copy2(source, repo / rel)
+                    elif (repo / rel).exists():
+                        (repo / rel).unlink()
+        return sorted({name for name, _ in changed})
+
+    def bwrap(self, private: Path) -> list[str]:
+        """Read-only system and Python, the pristine course read-only, the private folder writable; no network."""
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--dev", "/dev", "--proc", "/proc",
+                "--tmpfs", "/tmp"]
+        if os.geteuid() == 0:
+            args += ["--cap-drop", "ALL"]  # root inside could otherwise raise the limits again
+        mounts = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc/alternatives", "/etc/ssl", "/etc/localtime",
+                  sys.prefix, sys.base_prefix, str(Path(self.python).resolve().parent.parent)]
+        for path in dict.fromkeys(os.path.realpath(m) for m in mounts):
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
+        for link in ("/bin", "/lib", "/lib64", "/sbin"):  # usrmerge: keep them as the symlinks they are
+            if os.path.islink(link):
+                args += ["--symlink", os.readlink(link), link]
+        args += ["--ro-bind", str(self.pristine), str(self.pristine), "--bind", str(private), str(private)]
+        return args
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):  # gone already; or no process groups
+        pass
+
+
+def sweep(mark: str) -> None:
+    """Kill any process still carrying this sandbox's mark (a learner's detached background process)."""
+    if not sys.platform.startswith("linux"):
+        return
+    needle = f"{MARK}={mark}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes().split(b"\0"):
+                os.kill(int(environ.parent.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue

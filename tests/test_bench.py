@@ -1,0 +1,72 @@
+"""`make bench` prints every figure with its goal and fails when one is missed (on fake measurements)."""
+
+import subprocess
+import sys
+
+from bench.__main__ import discover, run
+from bench._figures import Figure, above, at_least, at_most
+from course.paths import ROOT
+
+
+def fake(*figures):
+    return {"fake": ("A fake benchmark.", lambda: list(figures))}
+
+
+def test_the_runner_exits_non_zero_and_names_the_figure_when_a_goal_is_missed(capsys):
+    status = run(fake(Figure("query p50", 12.5, "ms", at_most(10)), Figure("hit@3", 0.96, "", at_least(0.95))))
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "query p50" in out and "12.5 ms" in out and "goal <= 10 ms: MISSED" in out
+    assert "goal >= 0.95: ok" in out
+    assert "1 goal(s) missed:\n  fake: query p50 12.5 ms" in out
+
+
+def test_the_runner_exits_zero_when_every_goal_is_met_and_prints_figures_without_a_goal_as_such(capsys):
+    status = run(fake(Figure("overhead", 0.4, "ms", at_most(1)), Figure("peak memory", 612, "MiB")))
+    out = capsys.readouterr().out
+    assert status == 0 and "Every goal met." in out
+    assert "goal <= 1 ms: ok" in out and "612.0 MiB   no goal" in out
+
+
+def test_a_figure_on_the_limit_meets_at_most_and_at_least_but_not_above():
+    assert not Figure("x", 1.1, "", at_most(1.1)).missed and not Figure("x", 0.95, "", at_least(0.95)).missed
+    assert Figure("lead over lexical", 0.0, "", above(0)).missed
+
+
+def test_a_benchmark_that_fails_counts_as_a_miss_and_the_others_still_run(capsys):
+    def broken():
+        raise RuntimeError("the server did not start")
+
+    benchmarks = {"broken": ("Broken.", broken), **fake(Figure("ok figure", 1.0, "ms", at_most(2)))}
+    assert run(benchmarks) == 1
+    out = capsys.readouterr().out
+    assert "FAILED: RuntimeError: the server did not start" in out and "ok figure" in out
+
+
+def test_a_measurement_that_failed_is_a_miss_even_without_a_goal(capsys):
+    assert run(fake(Figure("notebooks/03_document_search.ipynb", 8.0, "s", None, "fails under nbval"))) == 1
+    assert "FAILED: fails under nbval" in capsys.readouterr().out
+
+
+def test_figures_survive_the_trip_from_the_measuring_process():
+    figure = Figure("re-index from the cache", 12.0, "ms", at_most(500))
+    assert Figure.from_json(figure.as_json()) == figure
+
+
+def test_python_m_bench_exits_with_status_1_when_a_named_benchmark_misses_its_goal():
+    code = ("import runpy, sys, types\n"
+            "from bench._figures import Figure, at_most\n"
+            "fake = types.ModuleType('bench.fake', 'A fake benchmark.')\n"
+            "fake.main = lambda: [Figure('overhead', 2.0, 'ms', at_most(1))]\n"
+            "sys.modules['bench.fake'] = fake\n"
+            "sys.argv = ['bench', 'fake']\n"
+            "runpy.run_module('bench', run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "== fake: A fake benchmark." in done.stdout and "goal <= 1 ms: MISSED" in done.stdout
+
+
+def test_every_benchmark_module_is_found_with_a_description_and_notebooks_run_last():
+    found = discover([])
+    assert list(found)[-1] == "notebooks" and {"search", "agent_loop", "scripted_model"} <= set(found)
+    assert all(about for about, _ in found.values())
