@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psutil
 
+from bench._figures import Figure, at_most
 from course.approval import AutoApprover
 from course.host import McpHost, http
 from course.servers.classroom import serving
@@ -62,7 +63,7 @@ async def load(url: str, tokens: dict[str, str]) -> tuple[list[float], int, floa
     return times, sum(errors), time.perf_counter() - start
 
 
-def run(embedder: str) -> None:
+def run(embedder: str) -> list[Figure]:
     with tempfile.TemporaryDirectory() as folder:
         tokens_file = Path(folder) / "tokens.txt"
         tokens_file.write_text(new_tokens(f"learner-{i:02d}" for i in range(1, LEARNERS + 1)))
@@ -81,17 +82,15 @@ def run(embedder: str) -> None:
         crossed = sum(len(json.loads((work / name / "shop.json").read_text())["tickets"]) != tickets
                       for name in tokens.values())
     ms = sorted(t * 1000 for t in times)
-    p95 = ms[int(len(ms) * 0.95) - 1]
-    print(f"   {embedder:<8} {len(ms)} calls by {LEARNERS} learners: {errors} errors (goal 0), "
-          f"{crossed} learners with someone else's writes (goal 0)")
-    print(f"   {'':<8} p50 {statistics.median(ms):6.0f} ms · p95 {p95:6.0f} ms · {len(ms) / seconds:5.0f} calls/s · "
-          f"server peak memory {peak[0]:.0f} MiB")
+    label = f"{embedder}, {LEARNERS} learners x {CALLS} calls"
+    return [Figure(f"{label}: errors", errors, "", at_most(0)),
+            Figure(f"{label}: learners with someone else's writes", crossed, "", at_most(0)),
+            Figure(f"{label}: calls", len(ms)),
+            Figure(f"{label}: p50", statistics.median(ms), "ms"),
+            Figure(f"{label}: p95", ms[int(len(ms) * 0.95) - 1], "ms"),
+            Figure(f"{label}: throughput", len(ms) / seconds, "calls/s"),
+            Figure(f"{label}: server peak memory", peak[0], "MiB")]
 
 
-def main() -> None:
-    for embedder in ("lexical", "auto"):
-        run(embedder)
-
-
-if __name__ == "__main__":
-    main()
+def main() -> list[Figure]:
+    return [figure for embedder in ("lexical", "auto") for figure in run(embedder)]
