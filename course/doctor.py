@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from course import paths
+from course import offline, paths
 
 SUPPORTED = ((3, 11), (3, 13))  # oldest and newest minor version, as pyproject.toml's requires-python
 NEED_FOR_SETUP = 3 * 2**30  # bytes: the learner venv is ~1.7 GB, plus pip's cache while installing
@@ -112,7 +112,8 @@ def check_port(port: int, what: str, host: str = "127.0.0.1") -> Check:
 
 # -- probing the venv (subprocesses: the doctor may run under the system's python) ---------------
 def run(python: Path, code: str, timeout: float) -> subprocess.CompletedProcess | None:
-    env = os.environ | {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(paths.ROOT)}
+    env = os.environ | {"PYTHONPATH": str(paths.ROOT)}
+    offline.use_local_models(env)  # the model loads from the package's files, as in the lessons
     try:
         return subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
     except (OSError, subprocess.TimeoutExpired):
