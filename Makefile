@@ -4,34 +4,33 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-READY  := $(VENV)/.ready
+# Learners get the lessons' packages (`make lab`); `make test` adds the test tools (`dev` in pyproject.toml).
+READY  := $(VENV)/.ready-lab
+DEV    := $(VENV)/.ready-dev
 MCP1   := $(VENV)/mcp1/.ready
+WHEELHOUSE ?= wheelhouse
 # The course's own notebooks (tracked in git), not a learner's copies such as 01_tool_calling-Copy1.ipynb.
 NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(sort $(wildcard notebooks/[0-9]*.ipynb)))
-TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 # `python -m MODULE` with the scripted model and no real model's key, whatever the shell has set (course/offline.py).
 OFFLINE := $(PY) -m course.offline
+SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab lint test bench notebooks grade stub-api clean
+.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server hub clean clean-state
 
+# Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
+# the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
 setup: $(READY)
 
-$(READY): pyproject.toml requirements.lock
-	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (3, 14) else "The course needs Python 3.11-3.13; run: make PYTHON=python3.12 ...")'
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@# On Linux, pip's default torch is the CUDA build (several GB of GPU libraries): take the CPU build first.
-	@if [ "$$(uname -s)-$$(uname -m)" = "Linux-x86_64" ] && ! $(PY) -c "import torch" 2>/dev/null; then \
-		echo "Installing PyTorch's CPU build first (small; the default Linux build is several GB)"; \
-		$(PY) -m pip install --quiet --disable-pip-version-check --retries 0 --timeout 10 \
-			torch==2.13.0 --index-url $(TORCH_CPU_INDEX) \
-		|| echo "Could not reach the PyTorch CPU index; pip picks its default torch build instead."; \
-	fi
-	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e ".[dev]"
-	$(PY) -m ipykernel install --sys-prefix --name course --display-name "Python (course)" >/dev/null
-	touch $@
+$(READY): pyproject.toml requirements.lock scripts/setup.sh
+	@$(SETUP) lab
+	@touch $@
+
+$(DEV): $(READY)
+	@$(SETUP) dev
+	@touch $@
 
 # mcp 1.x cannot share a venv with mcp 2: a separate one for lesson 6's older-protocol interop test.
-$(MCP1): $(READY)
+$(MCP1): $(DEV)
 	test -x $(VENV)/mcp1/bin/python || $(PY) -m venv $(VENV)/mcp1
 	$(VENV)/mcp1/bin/pip install --quiet --disable-pip-version-check mcp==1.30.0
 	touch $@
@@ -42,7 +41,7 @@ lab: setup
 
 # The static gate, which `make test` runs first: ruff (style, imports, likely bugs) and mypy (types, on the package).
 # Settings in pyproject.toml ([tool.ruff], [tool.mypy]).
-lint: setup
+lint: $(DEV)
 	$(VENV)/bin/ruff check course tests bench tools solutions conftest.py
 	$(VENV)/bin/mypy course
 
@@ -50,11 +49,11 @@ test: lint $(MCP1)
 	$(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
 
-bench: setup
+bench: $(DEV)
 	$(OFFLINE) bench
 
 # Re-execute the notebooks and store their outputs (what `make test` compares).
-notebooks: setup
+notebooks: $(DEV)
 	$(PY) -m tools.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
 
 # Mentors: grade a notebook or a class folder in a sandbox, e.g. `make grade NB="submissions/lesson 4" ARGS="-j 4"`
@@ -67,5 +66,36 @@ grade: setup
 stub-api: setup
 	$(PY) -m course.servers.stub_api --port $(or $(PORT),8765)
 
+# Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, ports; a verdict.)
+doctor:
+	@if [ -x $(PY) ]; then $(PY) -m course.doctor; else PYTHONPATH=. $(PYTHON) -m course.doctor; fi
+
+# For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick);
+# `make setup` then installs from it with no network.
+wheelhouse:
+	PYTHON=$(PYTHON) WHEELHOUSE=$(WHEELHOUSE) sh scripts/wheelhouse.sh
+
+# The class MCP server (WORKSHOP.md): a token per learner, then one server for the whole class.
+class-tokens: setup
+	$(PY) -m course.servers.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
+
+class-server: setup
+	$(PY) -m course.servers.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) \
+		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000)
+
+# JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
+hub: $(VENV)/.ready-hub
+	PATH="$(CURDIR)/.cache/chp/node_modules/.bin:$$PATH" $(VENV)/bin/jupyterhub -f jupyterhub_config.py
+
+$(VENV)/.ready-hub: $(READY)
+	@$(SETUP) hub
+	test -x .cache/chp/node_modules/.bin/configurable-http-proxy || npm install --silent --prefix .cache/chp configurable-http-proxy@5
+	@touch $@
+
 clean:
-	rm -rf $(VENV) work
+	rm -rf $(VENV)
+
+# Your lessons' state (stores, caches, logs): ~/.local/state/llm-mcp-course unless COURSE_WORK says otherwise.
+clean-state:
+	@if [ -x $(PY) ]; then d=$$($(PY) -c "from course.paths import WORK; print(WORK)"); else d=$$(PYTHONPATH=. $(PYTHON) -c "from course.paths import WORK; print(WORK)"); fi; \
+		echo "removing $$d"; rm -rf "$$d"

@@ -1,7 +1,43 @@
-"""Where the course keeps things. Everything a learner's run creates goes under `work/`."""
+"""Where the course keeps things: the shop's documents (read-only, in the install) and `WORK`,
+everything a learner's run creates (the shop's stores, the embedding cache, servers' logs).
 
+`WORK` is per user, so that the users of one install (a JupyterHub, a shared lab machine) never
+share a store, a cache or a log:
+
+1. `COURSE_WORK`, when set (a teacher's choice; the tests point it at a temporary folder);
+2. else `$XDG_STATE_HOME/llm-mcp-course` (the freedesktop place for state a program keeps);
+3. else `~/.local/state/llm-mcp-course`, where `~` is the user's home (`HOME`; on Windows
+   `USERPROFILE`). A JupyterHub gives every user their own `HOME`, hence their own `WORK`.
+
+Lesson 3's embedding cache (`WORK/embeddings`) is per user too: each learner embeds the documents
+once (~17 CPU-seconds). One cache could safely be shared read-only (entries are keyed by
+sha256(model fingerprint + text), so a wrong vector is never picked for another text or model;
+files are loaded with numpy's `allow_pickle=False` and replaced atomically), but that needs a
+read-only fallback folder in `course/search.py`, which it does not have yet.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"  # the shop's policy documents (lesson 3)
-WORK = ROOT / "work"  # state the lessons create: the shop's store, caches (git-ignored)
+APP = "llm-mcp-course"
+WORK_ENV = "COURSE_WORK"
+
+
+def work_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where this user's state goes, from `environ` (default: this process's environment)."""
+    environ = os.environ if environ is None else environ
+    if environ.get(WORK_ENV):
+        return Path(environ[WORK_ENV]).expanduser().resolve()
+    state = environ.get("XDG_STATE_HOME")
+    if state and Path(state).is_absolute():  # the spec says a relative value is to be ignored
+        return Path(state) / APP
+    home = environ.get("HOME") or environ.get("USERPROFILE")
+    return (Path(home) if home else Path.home()) / ".local" / "state" / APP
+
+
+WORK = work_dir()  # state the lessons create: the shop's stores, caches, logs

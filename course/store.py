@@ -1,9 +1,9 @@
 """The shop's data that tools can change: tickets, refunds, cancellations (lesson 4).
 
 `course.orders` holds fixed orders for read-only tools. Here the shop gets a small store,
-one JSON file under `work/`, and **write tools** with real side effects:
+one JSON file under `WORK` (course.paths: each user's own), and **write tools** with real side effects:
 
-    store = ShopStore()            # work/shop.json, created from course.orders.orders()
+    store = ShopStore()            # WORK/shop.json, created from course.orders.orders()
     store.issue_refund("A1001", 49.0, "Arrived broken")
     store.reset()                  # back to the seed; the old file is kept as shop.json.bak
 

@@ -47,8 +47,9 @@ class StaticToken:
         return None  # the SDK answers 401
 
 
-def bearer_auth(token: str | None) -> dict[str, Any]:
-    """`MCPServer` keyword arguments that require `Authorization: Bearer <token>` over HTTP ({} for no token)."""
+def bearer_auth(token: str | Any | None) -> dict[str, Any]:
+    """`MCPServer` keyword arguments that require `Authorization: Bearer <token>` over HTTP ({} for no token).
+    `token` is a shared secret, or a `TokenVerifier` (the class server's: a token per learner)."""
     if not token:
         return {}
     from mcp.server.auth.settings import AuthSettings
@@ -56,7 +57,8 @@ def bearer_auth(token: str | None) -> dict[str, Any]:
 
     settings = AuthSettings(issuer_url=AnyHttpUrl("https://auth.invalid"), resource_server_url=None,
                             required_scopes=[], validate_token_resource=False)
-    return {"token_verifier": StaticToken(token), "auth": settings}
+    verifier = StaticToken(token) if isinstance(token, str) else token
+    return {"token_verifier": verifier, "auth": settings}
 
 
 CHILD_ENV = MODEL_VARIABLES  # a child loads the same embedding model, from local files

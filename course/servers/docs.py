@@ -120,13 +120,15 @@ Name = Annotated[str, Field(min_length=1, max_length=100,
 
 
 def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | None = None,
-                 embedder: str = "auto", token: str | None = None) -> MCPServer:
-    """The document server. `store_path` defaults to work/shop.json; `embedder="lexical"` starts instantly;
-    `token` (HTTP only) makes every request need `Authorization: Bearer <token>`."""
+                 embedder: str = "auto", token: Any = None, store: Any = None,
+                 library: Library | None = None) -> MCPServer:
+    """The document server. `store_path` defaults to WORK/shop.json; `embedder="lexical"` starts instantly;
+    `token` (HTTP only) makes every request need `Authorization: Bearer <token>`. The class server
+    passes its own `store` (each learner's) and one `library` for every learner."""
     from course.store import ShopStore
 
-    library = Library(Path(folder), embedder)
-    store = ShopStore(store_path)
+    library = library or Library(Path(folder), embedder)
+    store = store or ShopStore(store_path)
 
     @asynccontextmanager
     async def lifespan(server: MCPServer):
@@ -189,7 +191,7 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
 def main(argv: list[str] | None = None) -> None:
     parser = command_line(__doc__.splitlines()[0], "course.servers.docs")
     parser.add_argument("--docs", type=Path, default=paths.DATA, help="folder of markdown policy documents")
-    parser.add_argument("--store", type=Path, default=None, help="the shop's JSON store (default work/shop.json)")
+    parser.add_argument("--store", type=Path, default=None, help="the shop's JSON store (default WORK/shop.json, course.paths)")
     parser.add_argument("--embedder", choices=["auto", "lexical"], default="auto",
                         help="lexical: word search, no model to load")
     args = parser.parse_args(argv)

@@ -1,0 +1,178 @@
+"""The class MCP server: the course's servers once for the whole class, a workspace per learner.
+
+    python -m course.servers.classroom --new-tokens 30 --tokens tokens.txt     # once: a token per learner
+    python -m course.servers.classroom --tokens tokens.txt [--port 8000] [--host 127.0.0.1]
+        [--allow-host NAME ...] [--embedder auto|lexical] [--api URL] [--budget 20] [--work DIR]
+
+Two endpoints over Streamable HTTP, each needing `Authorization: Bearer <a learner's token>` (401
+otherwise): `/mcp`, the document server of lesson 5 (documents, orders, refunds), and `/web/mcp`,
+its web tools (`make stub-api` first). Each learner gets their own shop store, call log and web
+credit budget under `--work` (default WORK/classroom/<learner>/). The document index is loaded
+once and shared: the documents are the same for everyone, and read-only.
+
+A learner connects with `COURSE_MCP_URL=http://<host>:<port>/mcp COURSE_MCP_TOKEN=<their token>`
+(lesson 6 then uses this server instead of starting its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from course import paths
+from course.servers import DEFAULT_PORT, HOST, PATH
+from course.servers.learners import (ForLearner, LearnerMiddleware, LearnerTokens, TokensFileError, Workspaces,
+                                     new_tokens, read_tokens)
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+WEB_PREFIX = "/web"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_security(host: str, allow_hosts: list[str]) -> Any:
+    """The DNS-rebinding protection for `host`: loopback as the SDK does it; beyond loopback, the
+    names learners type (`--allow-host`, and `host` itself unless it is a wildcard) are the only
+    `Host` headers and browser `Origin`s accepted (421 / 403 otherwise)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = list(LOOPBACK_NAMES)
+    if not is_loopback(host) and host not in ("0.0.0.0", "::"):
+        names.append(f"[{host}]" if ":" in host else host)
+    names += [n for n in allow_hosts if n not in names]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=[f"{n}:*" for n in names],
+                                     allowed_origins=[f"{scheme}://{n}:*" for n in names for scheme in ("http", "https")])
+
+
+def build_app(learners: dict[str, str], *, work: Path, host: str = HOST, allow_hosts: list[str] = (),
+              embedder: str = "auto", api_url: str | None = None, budget: int = 20) -> Any:
+    """The class server as an ASGI app: `/mcp` (documents and the shop) and `/web/mcp` (web tools)."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from course.servers import docs, webapi
+
+    verifier = LearnerTokens(learners)
+    api_url = api_url or os.environ.get(webapi.API_URL_ENV, webapi.DEFAULT_API_URL)
+    api_key = os.environ.get(webapi.API_KEY_ENV)
+    spaces = Workspaces(work, make_api=lambda: webapi.WebAPI(api_url, budget=budget, api_key=api_key))
+    library = docs.Library(paths.DATA, embedder)  # one index for the class: the documents are read-only
+    servers = [docs.build_server(store=ForLearner("store"), library=library, token=verifier),
+               webapi.build_server(ForLearner("api"), token=verifier)]
+    security = transport_security(host, list(allow_hosts))
+    apps = []
+    for server in servers:
+        server.middleware.append(LearnerMiddleware(spaces))
+        apps.append(server.streamable_http_app(streamable_http_path=PATH, transport_security=security, host=host))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:  # each endpoint's session manager runs in its lifespan
+            for inner in apps:
+                await stack.enter_async_context(inner.router.lifespan_context(inner))
+            yield
+
+    app = Starlette(routes=[Mount(WEB_PREFIX, app=apps[1]), Mount("", app=apps[0])], lifespan=lifespan)
+    app.state.workspaces = spaces
+    return app
+
+
+def warn_beyond_loopback(host: str, port: int, allow_hosts: list[str]) -> None:
+    names = ", ".join(allow_hosts or [host])
+    print("\n".join(["", "!" * 78,
+                     f"!!  The class server listens on {host}:{port}: other machines can reach it.",
+                     "!!  Plain HTTP: anyone on this network can read the tokens and answers that pass by.",
+                     "!!  Use it on a network you trust (the classroom's), never on a public one;",
+                     "!!  for anything else put it behind HTTPS (a reverse proxy) or use a JupyterHub.",
+                     f"!!  Learners' URL: http://{names.split(', ')[0]}:{port}{PATH}  (accepted Host names: {names})",
+                     "!" * 78, ""]), file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m course.servers.classroom", description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=Path, required=True, help="the tokens file: 'name token' per line")
+    parser.add_argument("--new-tokens", type=int, metavar="N", help="write a tokens file for N learners and exit")
+    parser.add_argument("--names", type=Path, help="with --new-tokens: a file of learners' names, one a line")
+    parser.add_argument("--host", default=HOST, help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="a name or address learners use to reach this machine (repeat; needed for 0.0.0.0)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--embedder", choices=["auto", "lexical"], default="auto")
+    parser.add_argument("--api", default=None, help="the web API's URL (default COURSE_WEBAPI_URL or the stub's)")
+    parser.add_argument("--budget", type=int, default=20, help="web credits each learner may spend")
+    parser.add_argument("--work", type=Path, default=paths.WORK / "classroom", help="where workspaces go")
+    args = parser.parse_args(argv)
+
+    if args.new_tokens is not None:
+        if args.tokens.exists():
+            parser.exit(2, f"{args.tokens} exists: the learners may already have their tokens. "
+                           "Delete it first, or choose another file.\n")
+        names = (args.names.read_text().split() if args.names
+                 else [f"learner-{i:02d}" for i in range(1, args.new_tokens + 1)])
+        try:
+            args.tokens.write_text(new_tokens(names), encoding="utf-8")
+        except TokensFileError as e:
+            parser.exit(2, f"{e}\n")
+        args.tokens.chmod(0o600)  # the teacher's eyes only: each line is a learner's password
+        print(f"wrote {len(names)} tokens to {args.tokens}: hand each learner their own line")
+        return
+    if args.host in ("0.0.0.0", "::") and not args.allow_host:
+        parser.error(f"--host {args.host} listens everywhere: say which name or address learners type, "
+                     "e.g. --allow-host 192.168.1.20 (others get 421)")
+    try:
+        learners = read_tokens(args.tokens)
+    except TokensFileError as e:
+        parser.exit(2, f"{e}\n")
+    if not is_loopback(args.host):
+        warn_beyond_loopback(args.host, args.port, args.allow_host)
+    app = build_app(learners, work=args.work, host=args.host, allow_hosts=args.allow_host,
+                    embedder=args.embedder, api_url=args.api, budget=args.budget)
+    shown = args.allow_host[0] if args.allow_host else args.host
+    print(f"class server: {len(learners)} learners at http://{shown}:{args.port}{PATH} "
+          f"(web tools at {WEB_PREFIX}{PATH}); workspaces in {args.work}", file=sys.stderr, flush=True)
+    import uvicorn
+
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
+
+
+@contextlib.contextmanager
+def serving(tokens: Path, *args: str, port: int | None = None, timeout: float = 60.0):
+    """Run the class server in a child process on 127.0.0.1 (tests, `make bench`); yield its `/mcp` URL."""
+    import subprocess
+    import tempfile
+
+    from course.offline import MODEL_VARIABLES
+    from course.processes import child_env, free_port, stop, wait_for_port
+
+    port = port or free_port()
+    env = child_env((*MODEL_VARIABLES, "COURSE_WORK", "COURSE_WEBAPI_URL", "PYTHONPATH"))
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, "-m", "course.servers.classroom", "--tokens", str(tokens),
+                             "--port", str(port), *args], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        wait_for_port(port, proc, log, timeout)
+        yield f"http://{HOST}:{port}{PATH}"
+    finally:
+        stop(proc)
+        log.close()

@@ -1,0 +1,186 @@
+"""The class server's learners: a token each, and a workspace each (store, call log, credit budget).
+
+    anna  3q0vS1...      # tokens.txt: one learner a line, "name token"; '#' starts a comment
+    ben   Zk81fP...
+
+"Shared server, per-tenant workspace": one server process serves the class, and every request
+is served from the workspace of the learner whose token it carries. The token is checked by the
+HTTP layer (no token, or an unknown one: 401) before any tool runs; the tools never take a
+learner's name as an argument, so no call can name someone else's workspace. A token is a
+bearer secret: whoever holds it is that learner, so hand each learner their own line only.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hmac
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from course.store import ShopStore
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")  # also a folder name: no '/', no '..'
+MIN_TOKEN_CHARS = 16
+
+
+class TokensFileError(ValueError):
+    """The tokens file cannot be used as it is; the message says which line and how to fix it."""
+
+
+def new_tokens(names: Iterable[str]) -> str:
+    """The text of a tokens file: one line per learner, each with a fresh random token."""
+    lines = ["# The class MCP server's learners: 'name token'. Give each learner their own line only."]
+    for name in names:
+        if not NAME.match(name):
+            raise TokensFileError(f"{name!r} cannot be a learner's name: use letters, digits, '.', '_' or '-'.")
+        lines.append(f"{name} {secrets.token_urlsafe(18)}")
+    return "\n".join(lines) + "\n"
+
+
+def read_tokens(path: Path) -> dict[str, str]:
+    """token -> learner, from a tokens file; a clear error for a bad line, a short or repeated token."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TokensFileError(f"{path}: no such file. Make one with "
+                              f"python -m course.servers.classroom --new-tokens 30 --tokens {path}") from None
+    learners: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 2 or not NAME.match(words[0]):
+            raise TokensFileError(f"{path}, line {number}: expected 'name token' (a name of letters, digits, "
+                                  "'.', '_' or '-'), got something else.")
+        name, token = words
+        if len(token) < MIN_TOKEN_CHARS:
+            raise TokensFileError(f"{path}, line {number}: the token of {name} is shorter than "
+                                  f"{MIN_TOKEN_CHARS} characters; generate the file with --new-tokens.")
+        if token in learners or name in learners.values():
+            raise TokensFileError(f"{path}, line {number}: {name} or their token appears twice; "
+                                  "every learner needs a name and a token of their own.")
+        learners[token] = name
+    if not learners:
+        raise TokensFileError(f"{path} holds no learner; add lines 'name token' or use --new-tokens.")
+    return learners
+
+
+class LearnerTokens:
+    """A `TokenVerifier`: a token from the tokens file names its learner (the `client_id`); anything else
+    is refused, and the SDK answers 401."""
+
+    def __init__(self, learners: dict[str, str]):
+        self._learners = dict(learners)
+
+    async def verify_token(self, token: str):
+        from mcp.server.auth.provider import AccessToken
+
+        name = None
+        for known, learner in self._learners.items():  # every comparison in constant time: no timing leak
+            if hmac.compare_digest(token.encode(), known.encode()):
+                name = learner
+        return AccessToken(token=token, client_id=name, scopes=[]) if name else None
+
+
+@dataclass
+class Workspace:
+    """One learner's state on the class server: their shop, their call log, their web credits."""
+
+    learner: str
+    folder: Path
+    store: ShopStore
+    api: Any = None  # a `WebAPI` with the learner's own `CreditBudget`
+    calls: int = field(default=0)
+
+    @property
+    def log(self) -> Path:
+        return self.folder / "calls.jsonl"
+
+    def record(self, method: str, tool: str | None, ok: bool, seconds: float) -> None:
+        """One line per request: what, whether it worked, how long. No arguments, no token."""
+        self.calls += 1
+        entry = {"at": round(time.time(), 3), "method": method, "tool": tool, "ok": ok, "ms": round(seconds * 1000, 1)}
+        with self.log.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(entry) + "\n")
+
+
+class Workspaces:
+    """Every learner's workspace, made on first use under `root/<learner>/`."""
+
+    def __init__(self, root: Path, make_api: Callable[[], Any] | None = None):
+        self.root = Path(root)
+        self._make_api = make_api
+        self._spaces: dict[str, Workspace] = {}
+
+    def __getitem__(self, learner: str) -> Workspace:
+        space = self._spaces.get(learner)
+        if space is None:
+            folder = self.root / learner
+            folder.mkdir(parents=True, exist_ok=True)
+            api = self._make_api() if self._make_api else None
+            space = self._spaces[learner] = Workspace(learner, folder, ShopStore(folder / "shop.json"), api)
+        return space
+
+
+_current: contextvars.ContextVar[Workspace | None] = contextvars.ContextVar("course_learner", default=None)
+
+
+def current() -> Workspace:
+    """The workspace of the learner whose request is being served."""
+    space = _current.get()
+    if space is None:  # only reachable if a tool runs outside a learner's request (a bug, not a learner's doing)
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        raise ToolError("This server serves learners only: connect with your own token.")
+    return space
+
+
+class ForLearner:
+    """Stands in for one learner's object (`store`, `api`): every attribute comes from the workspace of
+    the learner being served. The course's tool builders take it where they take a `ShopStore` or a
+    `WebAPI`, so the class server's tools are the lesson 5 tools, unchanged."""
+
+    def __init__(self, part: str):
+        self._part = part
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(getattr(current(), self._part), name)
+
+    # ShopStore's tools are built by calling its methods on this stand-in.
+    read_tools = ShopStore.read_tools
+    write_tools = ShopStore.write_tools
+
+
+class LearnerMiddleware:
+    """MCP server middleware: serves each request from its learner's workspace and logs it there.
+
+    The learner comes from the HTTP request this message arrived with (the token the auth layer
+    verified), not from the session: a session id sent with someone else's token serves the
+    token's owner, never the session's."""
+
+    def __init__(self, workspaces: Workspaces):
+        self.workspaces = workspaces
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        user = getattr(ctx.request, "scope", {}).get("user") if ctx.request is not None else None
+        learner = getattr(getattr(user, "access_token", None), "client_id", None)
+        if learner is None:
+            return await call_next(ctx)  # no learner: nothing to serve from (the HTTP layer refused it already)
+        space = self.workspaces[learner]
+        tool = (ctx.params or {}).get("name") if ctx.method == "tools/call" else None
+        reset = _current.set(space)
+        start, ok = time.perf_counter(), False
+        try:
+            result = await call_next(ctx)
+            ok = not getattr(result, "is_error", False)
+            return result
+        finally:
+            _current.reset(reset)
+            if ctx.request_id is not None:
+                space.record(ctx.method, tool, ok, time.perf_counter() - start)

@@ -1,0 +1,75 @@
+"""`make setup`: the learner set for `make lab`, the developer set for `make test`, uv or pip, a wheelhouse.
+
+scripts/setup.sh runs here against a stand-in venv whose `python` (and a stand-in `uv`) only
+record how they were called, so these tests check the installer's choices without installing.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDER = """#!/bin/sh
+echo "$(basename "$0") $*" >> "{log}"
+case "$*" in *"import torch"*) exit 0 ;; esac   # torch "is installed": no CPU-build step
+exit 0
+"""
+
+
+def run_setup(tmp_path: Path, what: str, *, uv: bool = False, wheels: bool = False) -> list[str]:
+    log = tmp_path / "calls.log"
+    venv_bin = tmp_path / "venv" / "bin"
+    tools = tmp_path / "tools"
+    for folder in (venv_bin, tools):
+        folder.mkdir(parents=True, exist_ok=True)
+    (venv_bin / "python").write_text(RECORDER.format(log=log))
+    (venv_bin / "python").chmod(0o755)
+    if uv:
+        (tools / "uv").write_text(RECORDER.format(log=log))
+        (tools / "uv").chmod(0o755)
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir(exist_ok=True)
+    if wheels:
+        (wheelhouse / "openai-3.51.0-py3-none-any.whl").write_bytes(b"")
+    path = os.pathsep.join([str(tools), *(p for p in os.environ["PATH"].split(os.pathsep)
+                                          if not (Path(p) / "uv").exists())])
+    env = os.environ | {"PYTHON": sys.executable, "VENV": str(tmp_path / "venv"), "WHEELHOUSE": str(wheelhouse),
+                        "INSTALLER": "auto", "PATH": path}
+    done = subprocess.run([shutil.which("sh"), "scripts/setup.sh", what], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"ready: the \w+ set in .* in \d+ s", done.stdout), done.stdout  # says how long it took
+    return [line for line in log.read_text().splitlines() if "install" in line]
+
+
+def test_make_setup_installs_the_learner_set_without_test_tools(tmp_path):
+    calls = run_setup(tmp_path, "lab")
+    assert any(c.endswith("-e .") for c in calls) and not any("[dev]" in c for c in calls)
+
+
+def test_the_developer_set_adds_the_dev_extra(tmp_path):
+    assert any(c.endswith('-e .[dev]') for c in run_setup(tmp_path, "dev"))
+
+
+def test_uv_installs_when_it_is_on_path_and_pip_otherwise(tmp_path):
+    with_uv = run_setup(tmp_path / "a", "lab", uv=True)
+    assert any(c.startswith("uv pip install") for c in with_uv)
+    assert not any(c.startswith("python -m pip install") for c in with_uv)
+    assert any(c.startswith("python -m pip install") for c in run_setup(tmp_path / "b", "lab"))
+
+
+def test_a_wheelhouse_means_no_index_at_all(tmp_path):
+    calls = run_setup(tmp_path, "lab", wheels=True)
+    course = next(c for c in calls if c.endswith("-e ."))
+    assert f"--no-index --find-links {tmp_path / 'wheelhouse'}" in course
+    assert not run_setup(tmp_path / "empty", "lab", wheels=False)[0].count("--no-index")
+
+
+def test_make_lab_needs_only_the_learner_set_and_make_test_the_developer_set():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^lab: setup$", makefile, re.M) and re.search(r"^setup: \$\(READY\)$", makefile, re.M)
+    assert re.search(r"^\$\(READY\):.*\n\t@\$\(SETUP\) lab$", makefile, re.M)
+    assert re.search(r"^test: \$\(DEV\)", makefile, re.M) and re.search(r"^\t@\$\(SETUP\) dev$", makefile, re.M)
