@@ -7,7 +7,8 @@ from course.doctor import Check, check_disk, check_kernel, check_port, check_pyt
 
 
 def test_one_failed_check_makes_the_machine_not_ready_and_names_it():
-    ready, line = verdict([Check("python", "ok", ""), Check("kernel", "fail", "missing"), Check("port 8000", "warn", "")])
+    checks = [Check("python", "ok", ""), Check("kernel", "fail", "missing"), Check("port 8000", "warn", "")]
+    ready, line = verdict(checks)
     assert not ready and line.startswith("NOT READY") and "kernel" in line and "port" not in line
 
 

@@ -72,4 +72,6 @@ def test_make_lab_needs_only_the_learner_set_and_make_test_the_developer_set():
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^lab: setup$", makefile, re.M) and re.search(r"^setup: \$\(READY\)$", makefile, re.M)
     assert re.search(r"^\$\(READY\):.*\n\t@\$\(SETUP\) lab$", makefile, re.M)
-    assert re.search(r"^test: \$\(DEV\)", makefile, re.M) and re.search(r"^\t@\$\(SETUP\) dev$", makefile, re.M)
+    # `make test` runs the static gate first; the gate needs the developer set.
+    assert re.search(r"^test: lint ", makefile, re.M) and re.search(r"^lint: \$\(DEV\)$", makefile, re.M)
+    assert re.search(r"^\t@\$\(SETUP\) dev$", makefile, re.M)

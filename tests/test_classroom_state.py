@@ -39,6 +39,7 @@ def test_the_test_session_never_writes_into_the_developers_home():
 LESSON4 = """
 import asyncio, json, sys
 from course.agent import Limits, arun_agent
+from course.backend import MODEL
 from course.approval import ScriptedApprover, guarded
 from course.paths import WORK
 from course.permissions import Policy
@@ -56,7 +57,7 @@ async def lesson4():
     store.reset()
     toolbox = Toolbox(get_order_status, *store.read_tools(), *store.write_tools())
     policy = Policy.for_tools(toolbox.tools.values())
-    result = await arun_agent(ScriptedModel(support_desk).async_client(), "m", QUESTION,
+    result = await arun_agent(ScriptedModel(support_desk).async_client(), MODEL, QUESTION,
                               tools=toolbox.definitions(),
                               execute=guarded(toolbox.execute, policy=policy, approver=ScriptedApprover([True, True])),
                               limits=Limits(max_steps=4))
@@ -84,7 +85,7 @@ def test_three_users_running_lesson_4_at_once_on_one_install_keep_their_own_shop
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err[-2000:]
         outcomes.append(json.loads(out.splitlines()[-1]))
-    for home, outcome in zip(homes, outcomes):
+    for home, outcome in zip(homes, outcomes, strict=True):
         assert Path(outcome["work"]) == home / ".local" / "state" / "llm-mcp-course"
         assert Path(outcome["store"]).is_file()
         # Each user's third run starts from their own reset: one refund, one cancellation, both done.

@@ -35,7 +35,8 @@ def test_binder_installs_the_learner_set_of_pyproject_and_nothing_else():
 def test_binder_takes_the_cpu_build_of_the_locked_torch():
     torch = [s for s in binder_requirements() if name(s) == "torch"]
     assert torch == [f"torch=={LOCK['torch']}+cpu"]
-    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in (ROOT / "binder" / "requirements.txt").read_text()
+    requirements = (ROOT / "binder" / "requirements.txt").read_text()
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in requirements
 
 
 def test_binder_python_is_one_the_course_supports():

@@ -3,7 +3,8 @@
 Starts JupyterHub on 127.0.0.1 with the course's config (dummy authenticator, local process
 spawner, homes under a temporary folder), logs two learners in with Debian's headless chromium,
 runs lesson 4's store cell (and one refund) as each in JupyterLab, and checks that each learner's
-shop lives in their own home, and that each got their own class-server token from the hub. Slow (two JupyterLabs and two kernels); skipped locally when
+shop lives in their own home, and that each got their own class-server token from the hub. Slow
+(two JupyterLabs and two kernels); skipped locally when
 chromium, JupyterHub or configurable-http-proxy is missing, and failed in CI, which has them all.
 """
 
@@ -48,7 +49,8 @@ def write_notebook(path: Path, amount: float) -> None:
     nb.cells = [nbformat.v4.new_code_cell(lesson4_store_cell()), nbformat.v4.new_code_cell(given),
                 nbformat.v4.new_code_cell(f'refund = store.issue_refund("A1002", {amount}, "Mugs arrived broken.")\n'
                                           'from pathlib import Path\n'
-                                          'print("refund", refund["refund_id"], "of", refund["amount"], "in", Path.home().name)')]
+                                          'print("refund", refund["refund_id"], "of", refund["amount"], "in",'
+                                          ' Path.home().name)')]
     nb.metadata["kernelspec"] = {"name": "course", "display_name": "Python (course)", "language": "python"}
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)

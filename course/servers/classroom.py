@@ -21,14 +21,21 @@ import contextlib
 import ipaddress
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from course import paths
 from course.servers import DEFAULT_PORT, HOST, PATH
-from course.servers.learners import (ForLearner, LearnerMiddleware, LearnerTokens, TokensFileError, Workspaces,
-                                     new_tokens, read_tokens)
+from course.servers.learners import (
+    ForLearner,
+    LearnerMiddleware,
+    LearnerTokens,
+    TokensFileError,
+    Workspaces,
+    new_tokens,
+    read_tokens,
+)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WEB_PREFIX = "/web"
@@ -55,10 +62,11 @@ def transport_security(host: str, allow_hosts: list[str]) -> Any:
     names += [n for n in allow_hosts if n not in names]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                      allowed_hosts=[f"{n}:*" for n in names],
-                                     allowed_origins=[f"{scheme}://{n}:*" for n in names for scheme in ("http", "https")])
+                                     allowed_origins=[f"{scheme}://{n}:*" for n in names
+                                                      for scheme in ("http", "https")])
 
 
-def build_app(learners: dict[str, str], *, work: Path, host: str = HOST, allow_hosts: list[str] = (),
+def build_app(learners: dict[str, str], *, work: Path, host: str = HOST, allow_hosts: Sequence[str] = (),
               embedder: str = "auto", api_url: str | None = None, budget: int = 20) -> Any:
     """The class server as an ASGI app: `/mcp` (documents and the shop) and `/web/mcp` (web tools)."""
     from starlette.applications import Starlette

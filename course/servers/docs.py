@@ -191,7 +191,8 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
 def main(argv: list[str] | None = None) -> None:
     parser = command_line(__doc__.splitlines()[0], "course.servers.docs")
     parser.add_argument("--docs", type=Path, default=paths.DATA, help="folder of markdown policy documents")
-    parser.add_argument("--store", type=Path, default=None, help="the shop's JSON store (default WORK/shop.json, course.paths)")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="the shop's JSON store (default WORK/shop.json, course.paths)")
     parser.add_argument("--embedder", choices=["auto", "lexical"], default="auto",
                         help="lexical: word search, no model to load")
     args = parser.parse_args(argv)

@@ -253,10 +253,11 @@ Url = Annotated[str, Field(pattern=r"^https?://\S+$", max_length=URL_CHARS,
 WEB = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
 
 
-def build_server(api: WebAPI | None = None, *, token: str | None = None) -> MCPServer:
+def build_server(api: Any = None, *, token: Any = None) -> MCPServer:
     """The web tools as an MCP server. `api` holds the budget (`budget_left` in every answer). Over stdio
     every client starts its own server process, so the budget is per session; over HTTP all clients of
-    one process share it."""
+    one process share it. `api` is a `WebAPI` or, on the class server, a stand-in that finds each
+    learner's own; `token` a bearer token or a verifier (`bearer_auth`)."""
     api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
     mcp = StrictServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
                     "from a small budget: prefer the shop's own documents when they answer the question.",
