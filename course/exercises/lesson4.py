@@ -224,14 +224,16 @@ def policy_hint(name: str, args: dict, risks: dict, allowlist, rules, got: objec
     return f"a {risk} tool should get {want!r} when no allowlist or rule decides (read -> allow, write -> ask)."
 
 
-def policy_rank(call: tuple) -> int:
+def policy_rank(call: tuple) -> tuple[int, int]:
     """Report the most basic mistake first, whatever order the cases ran in."""
     name, args, risks, allowlist, rules = call
+    risk = risks.get(name)
+    plain = 0 if risk in ("read", "write") else 1 if risk is None else 2  # declared, undeclared, neither
     if not rules:
-        return 0 if allowlist is None else 1
+        return (0 if allowlist is None else 1), plain
     if allowlist is not None and name not in allowlist:
-        return 2
-    return 3 if len(rules) > 2 else 4
+        return 2, plain
+    return (3 if len(rules) > 2 else 4), plain
 
 
 @exercise("l4-policy", lesson=4, given=GIVEN_POLICY)
@@ -275,7 +277,10 @@ def run_guard(make, needs_log: bool):
     if not callable(run):
         raise NotYet(f"your function should return the guarded execute (an async function of name and "
                      f"arguments_json), not {run!r:.80}.")
-    drive(run, calls, trace)
+    try:
+        drive(run, calls, trace)
+    finally:
+        approver.tidy()
     judge_guard(policy, calls, trace)
     return policy, calls, trace, approver, log
 

@@ -107,6 +107,12 @@ class CheckApprover:
 
     def __init__(self, calls: list[Call], trace: Trace, who: str):
         self.calls, self.trace, self.who = calls, trace, who
+        self.made: list[Any] = []
+
+    def tidy(self) -> None:
+        """Close the questions a guard never awaited (the check's hint says so; Python's warning need not)."""
+        for coroutine in self.made:
+            coroutine.close()
 
     def __call__(self, request: Any):
         i = self._which(request)
@@ -123,7 +129,8 @@ class CheckApprover:
                 raise ApprovalTimeout("no decision in time (the check's approver)")
             return self.calls[i].answer == "approve"
 
-        return answer()
+        self.made.append(answer())
+        return self.made[-1]
 
     def _which(self, request: Any) -> int:
         ref = getattr(request, "arguments", {}).get("ref") if isinstance(getattr(request, "arguments", None),
