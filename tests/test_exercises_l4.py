@@ -302,7 +302,8 @@ def test_log_accepts_a_guard_that_logs_once_at_the_end_of_each_path():
                 if ruling.decision == "ask":
                     by, why = approver.who, ruling.decided_by
                     try:
-                        outcome = "approved" if await approver(ApprovalRequest(name, arguments, "write")) else "rejected"
+                        ok = await approver(ApprovalRequest(name, arguments, "write"))
+                        outcome = "approved" if ok else "rejected"
                     except TimeoutError:
                         outcome = "timed out"
                 log.record(name, arguments, outcome, by, asked_because=why)
@@ -375,9 +376,8 @@ def test_log_refuses_a_log_that_only_looks_right(source, hint):
 
 
 def test_log_still_checks_the_guard_itself():
-    fails_with("l4-log", logged().replace("        if ruling.decision == \"ask\":",
-                                          "        execute(name, arguments_json)\n        if ruling.decision == \"ask\":"),
-               "reached the tool")
+    ask = '        if ruling.decision == "ask":'
+    fails_with("l4-log", logged().replace(ask, "        execute(name, arguments_json)\n" + ask), "reached the tool")
 
 
 # -- l4-allowlist -------------------------------------------------------------------------------------
