@@ -20,7 +20,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "04_permissions.ipynb"
-RIGHT = {id: (ROOT / "solutions" / f"{id}.py").read_text() for id in ("l4-refund-limit", "l4-allowlist")}
+IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]  # the lesson's exercises, in order
+SOLVED = {id: (ROOT / "solutions" / f"{id}.py").read_text() for id in IDS}
+RIGHT = {id: SOLVED[id] for id in ("l4-refund-limit", "l4-allowlist")}
 WRONG = {"l4-refund-limit": "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n",
          "l4-allowlist": "# EXERCISE l4-allowlist\ndef only(allowed):\n    return lambda name, arguments: None\n"}
 SECRET = "sk-planted-4f1c9e0b7d"
@@ -60,7 +62,9 @@ FORGES_TOO = ("# EXERCISE l4-allowlist\nimport course.exercises.registry as reg\
 
 
 def notebook(path: Path, cells: dict[str, str]) -> None:
+    """The lesson with these exercise cells; the lesson's other exercise cells deleted (graded as missing)."""
     nb = nbformat.read(LESSON, as_version=4)
+    nb.cells = [c for c in nb.cells if not c.source.startswith("# EXERCISE ") or c.source.split()[2] in cells]
     for cell in nb.cells:
         for id, source in cells.items():
             if cell.cell_type == "code" and cell.source.startswith(f"# EXERCISE {id}"):
@@ -73,22 +77,24 @@ def build_class(folder: Path, victim: Path) -> dict[str, dict[str, bool] | None]
     folder.mkdir()
     expected: dict[str, dict[str, bool] | None] = {}
     for n in range(12):
-        notebook(folder / f"Right {n:02}.ipynb", RIGHT)
-        expected[f"Right {n:02}"] = {"l4-refund-limit": True, "l4-allowlist": True}
+        notebook(folder / f"Right {n:02}.ipynb", SOLVED)
+        expected[f"Right {n:02}"] = {id: True for id in IDS}
+    others = {id: False for id in IDS}  # the exercises the rest of the class deleted
     for n in range(10):
         notebook(folder / f"Wrong {n:02}.ipynb", WRONG)
-        expected[f"Wrong {n:02}"] = {"l4-refund-limit": False, "l4-allowlist": False}
+        expected[f"Wrong {n:02}"] = {**others, "l4-refund-limit": False, "l4-allowlist": False}
     for n in range(2):
         notebook(folder / f"Half {n}.ipynb", {"l4-refund-limit": RIGHT["l4-refund-limit"],
                                               "l4-allowlist": WRONG["l4-allowlist"]})
-        expected[f"Half {n}"] = {"l4-refund-limit": True, "l4-allowlist": False}
+        expected[f"Half {n}"] = {**others, "l4-refund-limit": True, "l4-allowlist": False}
     hostile = {"loops": LOOP, "prints": PRINTS, "reads secret": READS_SECRET,
                "deletes": DELETES.format(victim=str(victim)), "background": BACKGROUND,
                "forges": FORGES.format(repo=str(ROOT))}
     for name, source in hostile.items():
         notebook(folder / f"{name}.ipynb", {"l4-refund-limit": source,
                                             "l4-allowlist": FORGES_TOO if name == "forges" else RIGHT["l4-allowlist"]})
-        expected[name] = {"l4-refund-limit": name not in ("loops", "forges"), "l4-allowlist": name != "forges"}
+        expected[name] = {**others, "l4-refund-limit": name not in ("loops", "forges"),
+                          "l4-allowlist": name != "forges"}
     (folder / "not json.ipynb").write_text('{"cells": [', encoding="utf-8")
     (folder / "notes.txt").write_text("a file a learner left in the folder\n", encoding="utf-8")
     expected["not json"] = expected["notes"] = None
@@ -152,7 +158,9 @@ def assert_class_graded(tmp_path: Path, *options: str,
     prints = json.loads((out / "prints.json").read_text())["exercises"][0]
     assert "more lines not shown" in prints["output"] and len(prints["output"]) < 10_000
     rows = (out / "class.csv").read_text().splitlines()
-    assert rows[0].split(",")[:4] == ["learner", "file", "l4-refund-limit", "l4-allowlist"]
+    # The first learner ("Half 0") kept two exercises: those first, then the ones it lacks, in the lesson's order.
+    assert rows[0].split(",")[:2 + len(IDS)] == ["learner", "file", "l4-refund-limit", "l4-allowlist", "l4-policy",
+                                                 "l4-guard", "l4-log"]
     assert len(rows) == 1 + len(expected)
     everything = done.stdout + done.stderr + "".join(p.read_text(errors="replace") for p in out.iterdir())
     assert SECRET not in everything
@@ -168,7 +176,7 @@ def test_a_class_graded_in_bubblewrap_gets_right_verdicts_and_the_hostile_notebo
     bwrap_or_skip()
     done, out = assert_class_graded(tmp_path)
     assert "Sandbox: bwrap" in done.stdout
-    assert "16 of 32 learners passed everything" in done.stdout
+    assert "12 of 32 learners passed everything" in done.stdout  # the others deleted three exercises
     assert f"Reports: {out}" in done.stdout
 
 

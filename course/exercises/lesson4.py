@@ -1,108 +1,196 @@
-"""Checks for lesson 4's exercises (notebooks/04_permissions.ipynb)."""
+"""Checks for lesson 4's exercises (notebooks/04_permissions.ipynb), in the order the lesson builds things.
+
+Every check calls the learner's code on calls it makes up as it runs (tool names, amounts, allowlists,
+the approver's answers) from a thread of its own, and works out the right answers only afterwards
+(`lesson4_cases.apart`), so a lookup table or a function that reads its caller's variables fails.
+Hints name what kind of call went wrong, never the call itself. This module has the two rules
+(l4-refund-limit, l4-allowlist); the policy's check is in `lesson4_policy`, the guard's and the log's
+in `lesson4_guard`.
+"""
 
 from __future__ import annotations
 
-from course.exercises import NotYet, exercise, run_async
+import math
+import random
 
-GIVEN = """
-from course.approval import ScriptedApprover, guarded
-from course.permissions import DecisionLog, Policy
+from course.exercises import NotYet, exercise
+from course.exercises.lesson4_cases import Outcome, apart, arguments, look_alikes, names
+
+# What the notebook has imported before each exercise cell (tests/test_exercises_l4.py compares them).
+GIVEN_RULE = """
+from course.backend import connect
+from course.exercises import check
+from course.stories.lesson4 import support_desk
+from course import show
+from course.paths import WORK
+from course.store import ShopStore
+from course.store import write_atomically
+from course.tools import Toolbox
+"""
+GIVEN_POLICY = GIVEN_RULE
+GIVEN_GUARD = GIVEN_POLICY + """
+from course.permissions import Policy
+from course.orders import find_orders, get_order_status
+from course.approval import WidgetApprover
+from course.approval import choose_approver
+"""
+GIVEN_LOG = GIVEN_GUARD + """
+from course.approval import Guarded, guarded
+from course.agent import Limits, arun_agent
+from course.permissions import DecisionLog
+"""
+GIVEN_ALLOWLIST = GIVEN_LOG + """
+import json
+from course.agent import prompt_estimate
+from course.approval import ScriptedApprover
+from course.scripted import ScriptedModel, call, raw_call
 """
 
-RISKS = {"get_order_status": "read", "get_order_record": "read", "issue_refund": "write",
-         "cancel_order": "write", "create_ticket": "write"}
+NEVER_CRASH = ("The model can send anything (a missing amount, text, null): a rule must never crash; when in "
+               "doubt, return 'ask'.")
 
 
-def refund(amount):
-    return {"order_id": "A1004", "amount": amount, "reason": "Arrived broken."}
+def outcome_of(o: Outcome, what: str) -> object:
+    """The value a call returned, or a hint about the exception it raised."""
+    if o.error is not None:
+        raise NotYet(f"your function raised {type(o.error).__name__} ({o.error}) for {what}. {NEVER_CRASH}")
+    if o.changed:
+        raise NotYet(f"your function changed the arguments it was given (for {what}): a rule or a policy only "
+                     "looks at a call, it never edits it. Read values with arguments.get(...).")
+    return o.value
 
 
-def ask_rule(rule, name, arguments):
-    """rule(name, arguments), or a hint naming the call it crashed on."""
-    try:
-        return rule(name, arguments)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise NotYet(f"your rule crashed on {name}({arguments}) with {type(e).__name__}: {e}. The model can send "
-                     "anything (a missing amount, text, null): a rule must never crash; when in doubt, "
-                     "return 'ask'.") from None
+# -- l4-refund-limit ----------------------------------------------------------------------------------
+LIMIT = 50
 
 
-@exercise("l4-refund-limit", lesson=4, given=GIVEN)
+LOOKALIKE = (" A name that only contains \"refund\", or differs in case, is another tool: compare the name "
+             "exactly, name == \"issue_refund\".")
+KIND_ORDER = ["below 50", "just over 50", "over 50", "exactly 50", "not a number", "nan", "no amount"]
+
+
+def refund_case(args: dict) -> str:
+    """Which kind of refund a call is, in words that do not give the amount away."""
+    if "amount" not in args:
+        return "a refund with no amount"
+    amount = args["amount"]
+    if not isinstance(amount, int | float) or isinstance(amount, bool):
+        return "a refund whose amount is not a number"
+    if math.isnan(amount):
+        return "a refund of float('nan')"
+    if amount == LIMIT:
+        return "a refund of exactly 50 (an int)" if isinstance(amount, int) else "a refund of exactly 50.0"
+    where = "below 50" if amount < LIMIT else "just over 50" if amount < LIMIT + 1 else "over 50"
+    return f"a refund {where} ({'a whole number' if isinstance(amount, int) else 'with cents'})"
+
+
+def refund_rank(call: tuple) -> int:
+    """Report the most basic mistake first, whatever order the calls ran in."""
+    name, args = call
+    if name != "issue_refund":
+        return len(KIND_ORDER)
+    kind = refund_case(args)
+    return next(n for n, k in enumerate(KIND_ORDER) if k in kind)
+
+
+@exercise("l4-refund-limit", lesson=4, given=GIVEN_RULE)
 def check_refund_limit(refund_limit):
-    from course.permissions import Policy
-
     if not callable(refund_limit):
         raise NotYet("refund_limit should be a function `refund_limit(name, arguments)`.")
-    for amount, expected in [(10, "allow"), (50, "allow"), (49.99, "allow"), (50.01, "ask"), (189, "ask")]:
-        got = ask_rule(refund_limit, "issue_refund", refund(amount))
-        if got != expected:
-            raise NotYet(f"a refund of {amount} should give {expected!r}, your rule gives {got!r}.")
-    for name, arguments in [("cancel_order", {"order_id": "A1003", "reason": "Twice."}),
-                            ("get_order_status", {"order_id": "A1001"}),
-                            ("create_ticket", {"order_id": "A1001", "amount": 5})]:
-        got = ask_rule(refund_limit, name, arguments)
-        if got is not None:
-            raise NotYet(f"for {name} the rule should return None (leave it to the policy), not {got!r}: "
-                         "it is only about refunds.")
-    for odd in [{"order_id": "A1004"}, refund("20"), refund(None)]:
-        got = ask_rule(refund_limit, "issue_refund", odd)
-        if got == "allow":
-            raise NotYet(f"arguments {odd} were allowed without asking. When the amount is missing or not a "
-                         "number, ask a human: the tool would even accept \"20\" as 20.0, so a rule must "
-                         "never guess.")
-    if ask_rule(refund_limit, "issue_refund", refund(float("nan"))) == "allow":
-        raise NotYet("a refund of float('nan') (not a number) was allowed without asking. Every comparison with "
-                     "NaN is False, so `not amount > 50` (or `'ask' if amount > 50 else 'allow'`) lets it "
-                     "through: allow only when `amount <= 50` is True.")
-    policy = Policy(RISKS, rules=[refund_limit])
-    decisions = [policy.decide("issue_refund", refund(20)), policy.decide("issue_refund", refund(80)),
-                 policy.decide("cancel_order", {"order_id": "A1003"}), policy.decide("get_order_status", {})]
-    if decisions != ["allow", "ask", "ask", "allow"]:
-        raise NotYet(f"inside a Policy the decisions should be allow, ask, ask, allow; they are {decisions}.")
-    return "Small refunds go through; big ones still reach a human."
+    rng = random.Random()
+    amounts = [LIMIT, float(LIMIT), rng.randint(1, LIMIT - 1), round(rng.uniform(0.5, LIMIT - 0.01), 2),
+               round(LIMIT - rng.randint(1, 99) / 100, 2), round(LIMIT + rng.randint(1, 99) / 100, 2),
+               LIMIT + rng.randint(1, 5000), round(rng.uniform(LIMIT + 1, 2000), 2)]
+    odd = [str(rng.randint(1, LIMIT)), None, [rng.randint(1, LIMIT)], {"value": rng.randint(1, LIMIT)}, float("nan")]
+    order = f"A{rng.randint(1000, 9999)}"
+    calls = [("issue_refund", {"order_id": order, "amount": a, "reason": "Arrived broken."}) for a in amounts + odd]
+    calls.append(("issue_refund", {"order_id": order, "reason": "No amount given."}))
+    calls += [(n, {"order_id": order, "amount": rng.randint(1, LIMIT)})
+              for n in [*names(rng, 2), "refund_status", "issue_refund_all", "cancel_order", "Issue_Refund"]]
+    rng.shuffle(calls)
+    got = apart(refund_limit, calls)  # the right answers are worked out only now
+    for (name, args), o in sorted(zip(calls, got, strict=True), key=lambda c: refund_rank(c[0])):
+        value = outcome_of(o, refund_case(args) if name == "issue_refund" else "another tool")
+        if name != "issue_refund":
+            if value is not None:
+                raise NotYet(f"for another tool the rule gave {value!r}; it should return None (leave the call to "
+                             "the next rule or the risk): it is only about issue_refund." +
+                             (LOOKALIKE if "refund" in name.lower() else ""))
+            continue
+        amount, kind = args.get("amount"), refund_case(args)
+        number = isinstance(amount, int | float) and not isinstance(amount, bool) and not math.isnan(amount)
+        want = "allow" if number and amount <= LIMIT else "ask"
+        if value == want:
+            continue
+        if not number:
+            raise NotYet(f"{kind} gave {value!r}. When the amount is missing or not a number, ask a human: the tool "
+                         "would even accept \"20\" as 20.0, so a rule must never guess. (Every comparison with NaN "
+                         "is False, so `not amount > 50` lets NaN through: allow only when `amount <= 50` is True.)")
+        if "exactly" in kind:
+            raise NotYet(f"{kind} gave {value!r}: at most 50 includes 50 itself. Compare with <=, not <.")
+        raise NotYet(f"{kind} gave {value!r}, but should give {want!r}: allow refunds of at most 50, ask about "
+                     "bigger ones. Read the amount from the arguments, arguments.get(\"amount\").")
+    return f"{len(calls)} calls, the amounts made up on the spot: small refunds go through, the rest reach a human."
 
 
-@exercise("l4-allowlist", lesson=4, given=GIVEN)
+# -- l4-allowlist -------------------------------------------------------------------------------------
+def spec_only(allowed, name: str) -> str | None:
+    return None if name in allowed else "deny"
+
+
+@exercise("l4-allowlist", lesson=4, given=GIVEN_ALLOWLIST)
 def check_allowlist(only):
     import json
 
     from course.approval import ScriptedApprover, guarded
+    from course.exercises import run_async
     from course.permissions import DecisionLog, Policy
 
     if not callable(only):
         raise NotYet("only should be a function `only(allowed)` that returns a rule.")
-    rule = only({"get_order_status", "issue_refund"})
-    if not callable(rule):
-        raise NotYet(f"only(...) should return a rule (a function of name and arguments), not {rule!r}.")
-    for name, expected in [("cancel_order", "deny"), ("create_ticket", "deny"), ("drop_database", "deny"),
-                           ("get_order_status", None), ("issue_refund", None)]:
-        got = ask_rule(rule, name, {"order_id": "A1001"})
-        if got != expected:
-            want = "'deny'" if expected else "None (let the next rule or the risk decide)"
-            raise NotYet(f"rule({name!r}, ...) should return {want}, not {got!r}.")
-    for name in ["issue_refund_all", "get_order", "ISSUE_REFUND", "issue_refund "]:
-        got = ask_rule(rule, name, {"order_id": "A1001"})
-        if got != "deny":
-            raise NotYet(f"with the list {{'get_order_status', 'issue_refund'}}, rule({name!r}, ...) should return "
-                         f"'deny', not {got!r}: only exact names on the list pass, not names that start with one, "
-                         "are part of one, or differ in case or spaces.")
-    if ask_rule(only(set()), "get_order_status", {}) != "deny":
-        raise NotYet("with an empty allowlist every tool should be denied.")
-    other = only({"cancel_order"})
-    if ask_rule(other, "cancel_order", {}) is not None or ask_rule(rule, "cancel_order", {}) != "deny":
-        raise NotYet("each call of only(...) should keep its own allowlist.")
+    rng = random.Random()
+    pool = names(rng, 7)
+    lists = [set(pool[:3]), list(pool[2:4]), frozenset(pool[4:5]), set()]
+    rules = [outcome_of(o, "only(...)") for o in apart(only, [(allowed,) for allowed in lists])]
+    for rule in rules:
+        if not callable(rule):
+            raise NotYet(f"only(...) should return a rule (a function of name and arguments), not {rule!r:.80}.")
+    tried = pool + [alike for name in pool[:5] for alike in look_alikes(name)]
+    calls = [(n, name, arguments(rng)) for n in range(len(rules)) for name in rng.sample(tried, len(tried))]
+    got = apart(lambda n, name, args: rules[n](name, args), calls)  # the right answers are worked out only now
+    answers: dict[int, dict[str, object]] = {n: {} for n in range(len(rules))}
+    for (n, name, _), o in zip(calls, got, strict=True):
+        answers[n][name] = outcome_of(o, "a call of the rule")
+    for n, allowed in enumerate(lists):
+        if all(answers[n][name] == spec_only(allowed, name) for name in tried):
+            continue
+        others = [other for other in lists if other != allowed]
+        if any(all(answers[n][name] == spec_only(other, name) for name in tried) for other in others):
+            raise NotYet("each call of only(...) should keep its own allowlist, but one rule answered with another "
+                         "call's list. Keep `allowed` in the rule (a closure), not in a global variable.")
+        wrong = [name for name in tried if answers[n][name] != spec_only(allowed, name)]
+        name = min(wrong, key=lambda w: (w not in allowed, w not in pool))
+        value = answers[n][name]
+        if not allowed:
+            raise NotYet(f"with an empty allowlist every tool should be denied; a tool got {value!r}.")
+        if name in allowed:
+            raise NotYet(f"a tool on the list gave {value!r}; it should give None, so the next rule or the tool's "
+                         "risk decides (a write tool on the list is still asked about).")
+        if name not in pool:
+            raise NotYet(f"a name that only looks like one on the list gave {value!r}, not 'deny': only exact names "
+                         "pass, not names that start with one, are part of one, or differ in case or spaces.")
+        raise NotYet(f"a tool that is not on the list gave {value!r}; it should give 'deny'.")
 
-    policy = Policy(RISKS, rules=[only({"get_order_status", "issue_refund"})])
-    if [policy.decide("issue_refund", {}), policy.decide("get_order_status", {})] != ["ask", "allow"]:
-        raise NotYet("inside a Policy, allowed tools should still follow their risk: issue_refund -> ask, "
-                     "get_order_status -> allow.")
+    allowed_read, allowed_write = sorted(lists[0])[:2]
+    policy = Policy({allowed_read: "read", allowed_write: "write", pool[5]: "read"}, rules=[rules[0]])
+    if [policy.decide(name, {}) for name in (allowed_read, allowed_write, pool[5])] != ["allow", "ask", "deny"]:
+        raise NotYet("inside a Policy, tools on the list should still follow their risk (read -> allow, "
+                     "write -> ask), and the others be denied.")
     reached = []
     run = guarded(lambda name, arguments: reached.append(name) or "done", policy=policy,
                   approver=ScriptedApprover([]), log=DecisionLog())
     # A notebook's event loop is already running: run_async uses a fresh one in a thread.
-    reply = run_async(lambda: run("cancel_order", json.dumps({"order_id": "A1003", "reason": "Twice."})))
+    reply = run_async(lambda: run(pool[5], json.dumps({"order_id": "A1003"})))
     if reached:
         raise NotYet("a tool off the allowlist reached execute.")
-    return f"A call off the list never runs and no human is asked. The model read: {reply!r}"
+    return f"Tools off the list are denied, exact names only, and no human is asked. The model read: {reply!r}"

@@ -1,0 +1,407 @@
+"""Lesson 4's exercise checks accept correct solutions written in other ways and refuse the wrong ones a
+learner is likely to write, each with a hint that says what is wrong (tests/test_exercises.py covers the
+reference solutions and the notebook stubs)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from course.exercises import check_source, exercise_cells, load_all
+from course.paths import ROOT
+
+NOTEBOOK = ROOT / "notebooks" / "04_permissions.ipynb"
+IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]
+TRIES = 5  # the checks draw new cases on every run: a wrong solution must fail on every draw
+
+
+def solution(id: str) -> str:
+    return (ROOT / "solutions" / f"{id}.py").read_text()
+
+
+def passes(id: str, source: str) -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert verdict.passed, str(verdict)
+
+
+def fails_with(id: str, source: str, hint: str) -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert not verdict.passed and hint in verdict.message, str(verdict)
+
+
+# -- one source: the order, the imports a check assumes, solutions that run as they stand ----------
+def imports(source: str) -> set[str]:
+    tree = compile(source, "<cells>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = getattr(node, "module", None)
+            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
+    return found
+
+
+def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
+    assert list(exercise_cells(str(NOTEBOOK))) == IDS
+    assert sorted(i for i, ex in load_all().items() if ex.lesson == 4) == sorted(IDS)
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
+    before = []
+    for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
+        if cell.source.startswith(f"# EXERCISE {id}"):
+            break
+        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
+            before.append(cell.source)
+    assert imports(load_all()[id].given) == imports("\n".join(before))
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_every_solution_runs_on_its_own_as_it_stands(id, tmp_path):
+    path = tmp_path / "solution.py"
+    path.write_text(solution(id))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.timeout(120)
+def test_with_every_solution_pasted_lesson_4_runs_to_the_end_and_every_check_passes():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        first = cell.source.splitlines()[0] if cell.source else ""
+        if cell.cell_type == "code" and first.startswith("# EXERCISE "):
+            cell.source = solution(first.split()[2])
+    env_before = os.environ.get("COURSE_APPROVER")
+    os.environ["COURSE_APPROVER"] = "scripted"  # the kernel inherits it: no buttons without a browser
+    try:
+        NotebookClient(nb, timeout=60, kernel_name="course",
+                       resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    finally:
+        if env_before is None:
+            os.environ.pop("COURSE_APPROVER")
+        else:
+            os.environ["COURSE_APPROVER"] = env_before
+    verdicts = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells
+                if c.cell_type == "code" and c.source.startswith('check("l4-')]
+    assert len(verdicts) == len(IDS) and all(v.startswith("✅") for v in verdicts), verdicts
+
+
+# A rule that answers by reading the check's variables instead of deciding (the old checks let it pass).
+SNIFFER = """
+import sys
+
+
+def _peek(default):
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            for key in ("expected", "want", "expect", "answer"):
+                if key in frame.f_locals and frame.f_locals[key] in ("allow", "ask", "deny", None):
+                    return frame.f_locals[key]
+            frame = frame.f_back
+    return default
+"""
+
+
+# -- l4-refund-limit ----------------------------------------------------------------------------------
+def test_refund_limit_accepts_a_rule_that_checks_the_type_exactly():
+    passes("l4-refund-limit", """
+        def refund_limit(name, arguments):
+            if name == "issue_refund":
+                amount = arguments.get("amount")
+                if type(amount) in (int, float) and amount <= 50:  # NaN <= 50 is False
+                    return "allow"
+                return "ask"
+    """)
+
+
+RULE = """
+def refund_limit(name, arguments):
+    if {is_refund}:
+        return None
+    amount = {amount}
+    {body}
+"""
+
+
+def rule(is_refund='name != "issue_refund"', amount='arguments.get("amount")',
+         body='return "allow" if isinstance(amount, (int, float)) and amount <= 50 else "ask"') -> str:
+    return RULE.format(is_refund=is_refund, amount=amount, body=body)
+
+
+@pytest.mark.parametrize("source, hint", [
+    (rule(body='return "allow" if isinstance(amount, (int, float)) and amount < 50 else "ask"'),
+     "Compare with <=, not <"),
+    (rule(body='return {10: "allow", 50: "allow", 49.99: "allow", 50.01: "ask", 189: "ask"}.get(amount, "ask")'),
+     "a refund below 50"),
+    (rule(body='try:\n        return "ask" if float(amount) > 50 else "allow"\n    except (TypeError, ValueError):\n'
+               '        return "ask"'), "ask a human"),
+    (rule(body='return "ask" if isinstance(amount, (int, float)) and amount > 50 else "allow"'), "ask a human"),
+    (rule(is_refund='"refund" not in name'), "compare the name exactly"),
+    (rule(amount='arguments.pop("amount", None)'), "changed the arguments it was given"),
+    (rule(amount='arguments["amount"]', body='return "allow" if amount <= 50 else "ask"'), "must never crash"),
+    (SNIFFER + rule(body='return _peek("ask")'), "should give"),
+], ids=["less-than", "lookup-table-of-the-old-inputs", "text-as-a-number", "nan-let-through", "name-contains-refund",
+        "pops-the-amount", "crashes-on-a-missing-amount", "reads-the-checks-variables"])
+def test_refund_limit_refuses_a_rule_that_only_looks_right(source, hint):
+    fails_with("l4-refund-limit", source, hint)
+
+
+# -- l4-policy ----------------------------------------------------------------------------------------
+def test_policy_accepts_a_decide_written_with_next_and_a_lookup():
+    passes("l4-policy", """
+        def decide(name, arguments, risks, allowlist=None, rules=()):
+            if allowlist is None or name in allowlist:
+                decisions = (rule(name, arguments) for rule in rules)
+                return next((d for d in decisions if d is not None), {"read": "allow"}.get(risks.get(name), "ask"))
+            return "deny"
+    """)
+
+
+POLICY = """
+def decide(name, arguments, risks, allowlist=None, rules=()):
+    if {off_list}:
+        return "deny"
+    {rules}
+    {risk}
+"""
+RULES = """for rule in rules:
+        decision = rule(name, arguments)
+        if decision is not None:
+            return decision"""
+
+
+def policy(off_list="allowlist is not None and name not in allowlist", rules=RULES,
+           risk='return "allow" if risks.get(name) == "read" else "ask"') -> str:
+    return POLICY.format(off_list=off_list, rules=rules, risk=risk)
+
+
+@pytest.mark.parametrize("source, hint", [
+    (policy(off_list="allowlist and name not in allowlist"), "with an empty allowlist"),
+    (policy(off_list="False", rules=RULES + "\n    if allowlist is not None and name not in allowlist:\n"
+                                            "        return 'deny'"), "check the allowlist first"),
+    (policy(risk='return "ask" if risks.get(name) == "write" else "allow"'), "no declared risk"),
+    (policy(risk='return "ask" if risks.get(name, "write") == "write" else "allow"'), "neither 'read' nor 'write'"),
+    (policy(rules="for rule in rules:\n        return rule(name, arguments)"), "has no opinion"),
+    (policy(rules=RULES.replace("in rules", "in reversed(list(rules))")), "not tried in order"),
+], ids=["empty-allowlist-allows-all", "rules-before-the-allowlist", "undeclared-risk-allowed",
+        "odd-risk-allowed", "first-rule-always-decides", "rules-backwards"])
+def test_policy_refuses_a_decide_that_only_looks_right(source, hint):
+    fails_with("l4-policy", source, hint)
+
+
+# -- l4-guard -----------------------------------------------------------------------------------------
+def test_guard_accepts_a_guard_with_match_that_passes_the_models_text_on():
+    passes("l4-guard", """
+        import asyncio
+        import json
+
+        from course.approval import ApprovalRequest
+
+
+        def guard(execute, policy, approver):
+            async def run(name, arguments_json):
+                args = json.loads(arguments_json)
+                match policy.decide(name, args):
+                    case "allow":
+                        return execute(name, arguments_json)
+                    case "deny":
+                        return f"Not run: {name} is denied by the policy."
+                request = ApprovalRequest(tool=name, arguments=args, risk=policy.risk(name), reason="asked")
+                try:
+                    ok = await approver(request)
+                except asyncio.TimeoutError:
+                    return f"Not run: nobody answered in time about {name}."
+                return execute(name, arguments_json) if ok else f"{name}: not run, because the user rejected it."
+
+            return run
+    """)
+
+
+GUARD = """
+import json
+
+from course.approval import ApprovalRequest
+
+
+def guard(execute, policy, approver):
+    async def guarded_execute(name, arguments_json):
+        arguments = json.loads(arguments_json)
+        decision = policy.decide(name, arguments)
+        {early}
+        if decision == {deny}:
+            return f"{{name}} was not run: it is denied."
+        if decision == "ask":
+            request = ApprovalRequest(name, arguments, policy.risk(name))
+            {ask}
+            if not approved:
+                return f"{{name}} was not run: the user rejected it."
+            {approved}
+        return execute(name, json.dumps(arguments))
+
+    return guarded_execute
+"""
+ASK = """try:
+                approved = await approver(request)
+            except TimeoutError:
+                return f"{name} was not run: nobody answered in time.\""""
+
+
+def guard(early="", deny='"deny"', ask=ASK, approved="") -> str:
+    return GUARD.format(early=early, deny=deny, ask=ask, approved=approved)
+
+
+def test_guard_check_accepts_the_template_used_below():
+    passes("l4-guard", guard())
+
+
+@pytest.mark.parametrize("source, hint", [
+    (guard(ask="result = execute(name, arguments_json)\n            " + ASK),
+     "The tool ran before the approver was asked"),
+    (guard(ask="approved = approver(request)"), "never awaited"),
+    (guard(ask="approved = await approver(request)"), "raises TimeoutError, and your guard let it out"),
+    (guard(approved='arguments["approved"] = True'), "what ran is not what the approver was shown"),
+    (guard(deny='"never"', early='decision = "ask" if decision == "deny" else decision'),
+     "a call the policy denies was put to the approver"),
+    (guard(early='arguments.pop("ref", None)'), "the approver was not shown the arguments the model sent"),
+], ids=["runs-before-asking", "approver-not-awaited", "timeout-escapes", "arguments-changed-after-approval",
+        "asks-about-denied-calls", "arguments-changed-before-asking"])
+def test_guard_refuses_a_guard_that_only_looks_right(source, hint):
+    fails_with("l4-guard", source, hint)
+
+
+def test_guard_says_which_call_reached_the_tool_without_naming_it():
+    verdict = check_source("l4-guard", guard(early="execute(name, arguments_json)"))
+    assert not verdict.passed and "a call the policy denies reached the tool" in verdict.message
+    assert not re.search(r"C[0-9a-f]{8}", verdict.message)  # the made-up call's marker stays hidden
+
+
+# -- l4-log -------------------------------------------------------------------------------------------
+def test_log_accepts_a_guard_that_logs_once_at_the_end_of_each_path():
+    passes("l4-log", """
+        import json
+
+        from course.approval import ApprovalRequest
+
+
+        def logged_guard(execute, policy, approver, log):
+            async def run(name, arguments_json):
+                arguments = json.loads(arguments_json)
+                ruling = policy.judge(name, arguments)
+                outcome, by, why = {"allow": "allowed", "deny": "denied"}.get(ruling.decision), ruling.decided_by, ""
+                if ruling.decision == "ask":
+                    by, why = approver.who, ruling.decided_by
+                    try:
+                        ok = await approver(ApprovalRequest(name, arguments, "write"))
+                        outcome = "approved" if ok else "rejected"
+                    except TimeoutError:
+                        outcome = "timed out"
+                log.record(name, arguments, outcome, by, asked_because=why)
+                if outcome in ("allowed", "approved"):
+                    return execute(name, arguments_json)
+                return f"{name} was not run ({outcome}): " + {"denied": "denied", "rejected": "rejected",
+                                                              "timed out": "no answer in time"}[outcome]
+
+            return run
+    """.replace('"write"', "policy.risk(name)"))
+
+
+LOGGED = """
+import json
+
+from course.approval import ApprovalRequest
+
+
+def logged_guard(execute, policy, approver, log):
+    async def guarded_execute(name, arguments_json):
+        arguments = json.loads(arguments_json)
+        ruling = policy.judge(name, arguments)
+        if ruling.decision == "deny":
+            {deny_log}
+            return f"{{name}} was not run: denied."
+        if ruling.decision == "ask":
+            {before_asking}
+            try:
+                approved = await approver(ApprovalRequest(name, arguments, policy.risk(name)))
+            except TimeoutError:
+                log.record(name, arguments, {timed_out}, approver.who, ruling.decided_by)
+                return f"{{name}} was not run: nobody answered in time."
+            {answer_log}
+            if not approved:
+                return f"{{name}} was not run: rejected."
+        else:
+            log.record(name, arguments, "allowed", ruling.decided_by)
+        return execute(name, json.dumps(arguments))
+
+    return guarded_execute
+"""
+
+
+def logged(deny_log='log.record(name, arguments, "denied", ruling.decided_by)', before_asking="",
+           timed_out='"timed out"',
+           answer_log='log.record(name, arguments, "approved" if approved else "rejected", approver.who, '
+                      'ruling.decided_by)') -> str:
+    return LOGGED.format(deny_log=deny_log, before_asking=before_asking, timed_out=timed_out,
+                         answer_log=answer_log)
+
+
+def test_log_check_accepts_the_template_used_below():
+    passes("l4-log", logged())
+
+
+@pytest.mark.parametrize("source, hint", [
+    (logged(deny_log="pass", timed_out='"rejected"',
+            answer_log='if approved:\n                log.record(name, arguments, "approved", approver.who, '
+                       'ruling.decided_by)'), "the log has no entry for a call the policy denies"),
+    (logged(answer_log='if approved:\n                log.record(name, arguments, "approved", approver.who, '
+                       'ruling.decided_by)'), "the log has no entry for a call the approver rejected"),
+    (logged(before_asking='log.record(name, arguments, "ask", ruling.decided_by)'), "one entry per call"),
+    (logged(timed_out='"rejected"'), "the decision should be 'timed out'"),
+    (logged(answer_log='log.record(name, arguments, "approved" if approved else "rejected", ruling.decided_by)'),
+     "name the approver"),
+], ids=["only-what-ran", "rejections-missing", "ask-and-answer-both-logged", "timeout-logged-as-rejected",
+        "human-decisions-credited-to-the-policy"])
+def test_log_refuses_a_log_that_only_looks_right(source, hint):
+    fails_with("l4-log", source, hint)
+
+
+def test_log_still_checks_the_guard_itself():
+    ask = '        if ruling.decision == "ask":'
+    fails_with("l4-log", logged().replace(ask, "        execute(name, arguments_json)\n" + ask), "reached the tool")
+
+
+# -- l4-allowlist -------------------------------------------------------------------------------------
+def test_allowlist_accepts_a_class_whose_instances_are_rules():
+    passes("l4-allowlist", """
+        class only:
+            def __init__(self, allowed):
+                self.allowed = frozenset(allowed)
+
+            def __call__(self, name, arguments):
+                return None if name in self.allowed else "deny"
+    """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("def only(allowed):\n    return lambda name, arguments: None if any(name.startswith(a) for a in allowed) "
+     "else 'deny'\n", "only looks like one on the list"),
+    ("ALLOWED = set()\n\n\ndef only(allowed):\n    ALLOWED.clear()\n    ALLOWED.update(allowed)\n"
+     "    return lambda name, arguments: None if name in ALLOWED else 'deny'\n", "keep its own allowlist"),
+    ("def only(allowed):\n    return lambda name, arguments: 'allow' if name in allowed else 'deny'\n",
+     "it should give None"),
+    ("def only(allowed):\n    return lambda name, arguments: None if name.lower() in {a.lower() for a in allowed} "
+     "else 'deny'\n", "differ in case"),
+    (SNIFFER + "\n\ndef only(allowed):\n    return lambda name, arguments: _peek(None)\n", "it should give 'deny'"),
+], ids=["prefix-match", "one-global-list", "allows-instead-of-passing", "ignores-case", "reads-the-checks-variables"])
+def test_allowlist_refuses_a_rule_that_only_looks_right(source, hint):
+    fails_with("l4-allowlist", source, hint)
