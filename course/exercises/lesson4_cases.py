@@ -142,8 +142,9 @@ def snapshot(request: Any) -> Any:
     """The request as it was when asked: a guard that changes the arguments later cannot change what was shown."""
     from dataclasses import is_dataclass, replace
 
-    if is_dataclass(request) and isinstance(getattr(request, "arguments", None), dict):
-        return replace(request, arguments=copy.deepcopy(request.arguments))
+    shown = getattr(request, "arguments", None)
+    if is_dataclass(request) and not isinstance(request, type) and isinstance(shown, dict):
+        return replace(request, arguments=copy.deepcopy(request.arguments))  # type: ignore[attr-defined]
     return request
 
 

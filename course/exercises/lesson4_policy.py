@@ -43,7 +43,7 @@ def policy_cases(rng: random.Random) -> list[tuple[str, tuple]]:
     rules = [passes, deny_marked, allow_ruled, ask_reads]
     everyone = [read, write, odd, unknown, ruled, other_read]
     listed = {read, write, ruled, rng.choice([odd, unknown])}  # other_read is never on it: a rule asks about it
-    cases = []
+    cases: list[tuple[str, tuple]] = []
     for name in everyone:
         args = arguments(rng)
         cases += [("no allowlist", (name, args, risks, None, ())),
