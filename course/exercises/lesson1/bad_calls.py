@@ -1,7 +1,6 @@
 """The check of `l1-bad-calls`: every way a model's call can be wrong comes back as advice, never a crash."""
 
 
-
 from __future__ import annotations
 
 import json

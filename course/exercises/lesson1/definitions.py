@@ -1,7 +1,6 @@
 """The checks of `l1-tool-definition` and `l1-refund-params`: what the model is told about a tool."""
 
 
-
 from __future__ import annotations
 
 import json

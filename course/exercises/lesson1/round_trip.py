@@ -1,7 +1,6 @@
 """The checks of `l1-tool-message` and `l1-round-trip`: a tool's result goes back to the model under its call's id."""
 
 
-
 from __future__ import annotations
 
 import json

@@ -1,7 +1,6 @@
 """The check of `l2-finish`: one last request with the tools off, so a stopped run still answers."""
 
 
-
 from __future__ import annotations
 
 import copy

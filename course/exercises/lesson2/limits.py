@@ -1,7 +1,6 @@
 """The check of `l2-limit-reached`: when a run must stop (steps, token budget with room to finish, clock)."""
 
 
-
 from __future__ import annotations
 
 import random
@@ -10,6 +9,7 @@ from course.exercises import NotYet, exercise
 from course.exercises.lesson2.given import GIVEN_LIMIT
 
 STOPS = ("max_steps", "max_tokens", "max_seconds")
+
 
 @exercise("l2-limit-reached", lesson=2, given=GIVEN_LIMIT)
 def check_limit_reached(limit_reached):

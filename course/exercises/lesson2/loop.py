@@ -2,7 +2,6 @@
 and never stop, under step, token and time limits."""
 
 
-
 from __future__ import annotations
 
 import copy

@@ -1,7 +1,6 @@
 """The checks of `l2-repeat-key` and `l2-skip-repeats`: a call the run has made before is not run again."""
 
 
-
 from __future__ import annotations
 
 import json

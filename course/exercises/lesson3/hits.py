@@ -1,7 +1,6 @@
 """The checks of `l3-hit-at-k` and `l3-best-per-doc`: what is done with the hits a search returns."""
 
 
-
 from __future__ import annotations
 
 import copy

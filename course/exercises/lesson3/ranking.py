@@ -2,7 +2,6 @@
 vectors of different lengths (so a raw dot product gives itself away)."""
 
 
-
 from __future__ import annotations
 
 import json

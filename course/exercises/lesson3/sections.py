@@ -2,7 +2,6 @@
 a split (code blocks, deeper headings, odd headings, empty sections)."""
 
 
-
 from __future__ import annotations
 
 import random

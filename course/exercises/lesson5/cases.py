@@ -1,7 +1,6 @@
 """Cases lesson 5's checks make up as they run, so a learner's code can only pass by doing the job in general."""
 
 
-
 from __future__ import annotations
 
 import random
@@ -9,6 +8,7 @@ import random
 
 def letters(rng: random.Random, n: int = 2) -> str:
     return "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(n))
+
 
 def raw_answer(rng: random.Random, count: int) -> dict:
     """A search answer as the API sends it: more fields than a model needs, in no fixed order."""

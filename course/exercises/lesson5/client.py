@@ -3,7 +3,6 @@ own in a worker thread (the notebook's loop is busy running the check cell), and
 what comes back."""
 
 
-
 from __future__ import annotations
 
 import re

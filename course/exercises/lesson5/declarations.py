@@ -2,7 +2,6 @@
 schema's limits, its read-only and destructive hints)."""
 
 
-
 from __future__ import annotations
 
 import random

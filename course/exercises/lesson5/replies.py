@@ -2,7 +2,6 @@
 do next, a third-party answer cut to what it needs)."""
 
 
-
 from __future__ import annotations
 
 import random
@@ -61,6 +60,7 @@ def check_advice(carriers, TRACKING):
 
 
 SNIPPET = 200  # characters of a snippet the model gets
+
 
 @exercise("l5-trim", lesson=5, given=GIVEN)
 def check_trim(trim):
