@@ -76,4 +76,4 @@ def test_registering_a_second_check_under_a_taken_id_is_refused():
         @exercise("l1-round-trip", lesson=1)
         def another_check(ask):
             pass
-    assert EXERCISES["l1-round-trip"].check.__module__ == "course.exercises.lesson1"
+    assert EXERCISES["l1-round-trip"].check.__module__ == "course.exercises.lesson1.round_trip"

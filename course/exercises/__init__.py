@@ -1,4 +1,4 @@
-"""Checked exercises, used by every lesson: `check("lN-x")` in a notebook, `@exercise` in lessonN.py.
+"""Checked exercises, used by every lesson: `check("lN-x")` in a notebook, `@exercise` in lessonN/.
 
 The registry and the in-notebook API live in `registry.py`; grading learners' notebooks in a
 sandbox lives in `course.grading` (`python -m course.grading`, or this package's old alias

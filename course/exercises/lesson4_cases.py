@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from course.exercises import NotYet
-from course.exercises.lesson1_cases import FIELDS, tool_name
+from course.exercises.lesson1.cases import FIELDS, tool_name
 
 LIMIT = 10.0  # seconds a learner's function may take for all of a check's calls
 

@@ -13,7 +13,16 @@ import random
 from typing import Any
 
 from course.exercises import NotYet, exercise, run_async
-from course.exercises.lesson5 import ADVICE, GIVEN, PROTOCOL_ERROR, call, in_memory, mcp_server, require_tool, text
+from course.exercises.lesson5.client import (
+    ADVICE,
+    PROTOCOL_ERROR,
+    call,
+    in_memory,
+    mcp_server,
+    require_tool,
+    text,
+)
+from course.exercises.lesson5.given import GIVEN
 
 TOOL = "web_search"
 

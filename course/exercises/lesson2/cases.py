@@ -13,7 +13,7 @@ from typing import Any
 import openai
 
 from course.exercises import NotYet
-from course.exercises.lesson1_cases import tool_call, tool_name
+from course.exercises.lesson1.cases import tool_call, tool_name
 
 NAMES = ["mia", "leo", "ana", "tom", "sam", "eva", "noor", "jan"]
 DOMAINS = ["example.com", "northwind.test", "mail.example.org"]

@@ -1,0 +1,66 @@
+"""The check of `l2-finish`: one last request with the tools off, so a stopped run still answers."""
+
+
+from __future__ import annotations
+
+import copy
+import random
+
+import openai
+
+from course.exercises import NotYet, exercise
+from course.exercises.lesson2.cases import conversation, made_up_tools, rejected
+from course.exercises.lesson2.given import GIVEN_FINISH
+
+
+@exercise("l2-finish", lesson=2, given=GIVEN_FINISH)
+def check_finish(final_answer):
+    from course.backend import MODEL
+    from course.scripted import ScriptedModel, call
+
+    rng = random.Random()
+    nonce = f"N{rng.getrandbits(24):x}"
+    tools = made_up_tools(rng, 2)
+    why = rng.choice(["the assistant has used all {n} tool steps it is allowed",
+                      "the token budget ({n}00 tokens) does not allow another step",
+                      "the time limit of {n} seconds is reached"]).format(n=rng.randint(2, 9))
+
+    for reply in (f"I found part of it for {nonce}; the rest I could not check.", ""):
+        def model(body: dict, reply=reply):
+            if body.get("tool_choice") != "none" and body.get("tools"):
+                return call(tools[0]["function"]["name"], q=nonce)  # tools are on: a model goes on calling them
+            return reply
+
+        fake = ScriptedModel(model)
+        messages = conversation(rng, tools, nonce)
+        given = copy.deepcopy(messages)
+        try:
+            answer = final_answer(fake.client(max_retries=0), MODEL, messages, tools, why)
+        except openai.BadRequestError as e:
+            raise rejected(e) from None
+        if len(fake.requests) != 1:
+            raise NotYet(f"final_answer should send exactly one request; it sent {len(fake.requests)}.")
+        sent = fake.requests[0]
+        if sent.get("tool_choice") != "none":
+            raise NotYet("the last request must switch the tools off with tool_choice='none', or the model can "
+                         "call another tool instead of answering.")
+        if sent.get("tools") != tools:
+            raise NotYet("keep the tools listed in the last request (tools=tools): the conversation has tool "
+                         "calls, and tool_choice='none' switches them off without hiding them.")
+        if sent["messages"][:len(given)] != given:
+            raise NotYet("the last request should send the whole conversation, as it was, and then your note.")
+        notes = [m for m in sent["messages"][len(given):] if why in str(m.get("content"))]
+        if not notes:
+            raise NotYet("add a note after the conversation that tells the model why it must answer now: put the "
+                         "`why` text in it (FINISH_NOTE.format(why=why) does).")
+        if reply:
+            if answer != reply:
+                raise NotYet(f"return the model's text (message.content); got {answer!r:.80}.")
+        elif not (isinstance(answer, str) and answer.strip() and why in answer):
+            raise NotYet("when the model sends empty text, return an answer of your own that says why the run "
+                         f"stopped (put `why` in it), so the customer is not left with nothing; got {answer!r:.80}.")
+        if messages[:len(sent["messages"])] != sent["messages"] or \
+                messages[len(sent["messages"]):] != [{"role": "assistant", "content": answer}]:
+            raise NotYet("append the note and then the answer ({'role': 'assistant', 'content': answer}) to "
+                         "`messages`, so the conversation can go on after the finish.")
+    return "Tools off, a note that says why, and an answer, even when the model sends none."

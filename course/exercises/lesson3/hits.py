@@ -1,0 +1,150 @@
+"""The checks of `l3-hit-at-k` and `l3-best-per-doc`: what is done with the hits a search returns."""
+
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+
+from course.exercises import NotYet, exercise
+from course.exercises.lesson3.cases import QuestionSet, hit_rate, question_set
+from course.exercises.lesson3.given import GIVEN_BEST_PER_DOC, GIVEN_HIT_AT_K
+from course.search import Hit
+
+
+# -- l3-hit-at-k --------------------------------------------------------------------------------
+class _Search:
+    """search(query, k): the case's hits for a question, at most k of them."""
+
+    def __init__(self, qs: QuestionSet):
+        self.qs = qs
+        self.asked: list[int] = []
+
+    def __call__(self, query: str, k: int | None = None) -> list[Hit]:
+        if k is None:
+            raise NotYet("search was called without k: call search(q[\"question\"], k), so it returns the first k "
+                         "hits.")
+        if query not in self.qs.ranked:
+            raise NotYet("search was called with something that is not a question's text: call "
+                         "search(q[\"question\"], k) for each question q.")
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise NotYet(f"search was called with k={k!r}: pass the whole number k you were given.")
+        self.asked.append(k)
+        return list(self.qs.ranked[query][:k])
+
+
+HIT_HINTS = {
+    "at-k": "off by one: an answer at the k-th place did not count. The first k hits are hits[:k] (positions 0 "
+            "to k-1), and search(question, k) gives exactly those",
+    "after-k": "off by one: an answer just after the k-th place counted; only the first k hits count",
+    "also-only": "a section listed in a question's \"also\" did not count: it answers the question just as well",
+    "same-heading-other-doc": ("a hit with the right heading in another document counted: many documents have a "
+                               "section called Overview. Compare the document too"),
+    "both": "a question with two answering sections in the top k counted twice: count each question once (any(...))",
+}
+
+
+def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
+    kept = copy.deepcopy(qs.questions)
+    search = _Search(qs)
+    got = hit_at_k(search, qs.questions, qs.k)
+    if qs.questions != kept:
+        raise NotYet("hit_at_k changed the questions it was given: only read them (a question set is reused for "
+                     "every method you compare).")
+    if isinstance(got, bool) or not isinstance(got, int | float | np.number):
+        raise NotYet(f"hit_at_k should return a number (the fraction of questions answered), not "
+                     f"{type(got).__name__}.")
+    if not search.asked:
+        raise NotYet("hit_at_k never called search: call search(q[\"question\"], k) for each question.")
+    want = hit_rate(qs)
+    if abs(float(got) - want) < 1e-9:
+        return
+    n = len(qs.questions)
+    if want and abs(float(got) - want * n) < 1e-9:
+        raise NotYet("hit_at_k returned how many questions were answered: divide by the number of questions, so "
+                     "it is a fraction from 0 to 1.")
+    if want and abs(float(got) - want * 100) < 1e-6:
+        raise NotYet("hit_at_k returned a percentage: return the fraction, from 0 to 1 (print it with :.0%).")
+    if kind in HIT_HINTS:
+        raise NotYet(HIT_HINTS[kind] + ".")
+    raise NotYet("that is not the fraction of questions whose answering section (its doc and section, or a "
+                 "section in \"also\") is among the first k hits of search(question, k).")
+
+
+@exercise("l3-hit-at-k", lesson=3, given=GIVEN_HIT_AT_K)
+def check_hit_at_k(hit_at_k):
+    rng = random.Random()
+    for k in (1, 2, 3, rng.randint(4, 6)):
+        for kind in HIT_HINTS:  # one mistake at a time, so the hint can name it
+            _hit_case(hit_at_k, question_set(rng, k, ["first", "missing", kind, kind]), kind)
+        _hit_case(hit_at_k, question_set(rng, k))
+    return "hit@k right for k from 1 to 6, with answers at the edge of the top k, `also` sections and Overviews."
+
+
+# -- l3-best-per-doc ----------------------------------------------------------------------------
+class StubIndex:
+    """Answers every search with the same ranked hits, and records what it was asked: (query, k)."""
+
+    def __init__(self, hits: list[Hit]):
+        self.hits = hits
+        self.asked: list[tuple[str, int]] = []
+
+    def search(self, query: str, k: int = 3) -> list[Hit]:
+        self.asked.append((query, k))
+        return list(self.hits[:k])
+
+
+def ranked_hits(rng: random.Random, k: int) -> list[Hit]:
+    """Hits, best first, where documents repeat in the first k and k documents appear within the first 2k."""
+    docs = [f"{w}-{i}" for i, w in enumerate(rng.sample(["refunds", "returns", "orders", "warranty", "shipping",
+                                                         "payments", "account", "privacy"], 8))]
+    order = [docs[0], docs[0]] + docs[1:k] if k > 1 else [docs[0], docs[0]]
+    order += [rng.choice(docs[:k]) for _ in range(2 * k - len(order))] + rng.choices(docs, k=2 * k)
+    return [Hit(doc, f"Section {i}", round(0.9 - i * 0.02, 2), f"{doc} {i}") for i, doc in enumerate(order)]
+
+
+def returned_hits(got, name: str) -> list[Hit]:
+    if got is None:
+        raise NotYet(f"{name} returns None: return the list of hits.")
+    if not isinstance(got, list):
+        raise NotYet(f"{name} returns a {type(got).__name__}, not a list: build a list of hits.")
+    wrong = [h for h in got if not isinstance(h, Hit)]
+    if wrong:
+        raise NotYet(f"return the Hit objects that index.search gave you, unchanged (found a "
+                     f"{type(wrong[0]).__name__} in the list).")
+    return got
+
+
+@exercise("l3-best-per-doc", lesson=3, given=GIVEN_BEST_PER_DOC)
+def check_best_per_doc(best_sections):
+    rng = random.Random()
+    for k in (1, 2, 3, rng.randint(4, 5)):
+        ranked = ranked_hits(rng, k)
+        query = f"question {rng.randint(1, 999)}"
+        index = StubIndex(ranked)
+        got = returned_hits(best_sections(index, query, k=k), "best_sections")
+        if not index.asked:
+            raise NotYet("call index.search(query, some_k) to get the ranked hits first.")
+        if any(q != query for q, _ in index.asked):
+            raise NotYet("search for the query you were given, not another one.")
+        docs = [h.doc for h in got]
+        if len(docs) != len(set(docs)):
+            raise NotYet("a document appears twice: keep only the first (best) hit of each document.")
+        first = {}
+        for hit in ranked:
+            first.setdefault(hit.doc, hit)
+        want = list(first.values())[:k]
+        if got == want:
+            continue
+        if len(got) < k:
+            raise NotYet(f"only {len(got)} hit(s) for k={k}: ask the index for more hits than k (say 4*k), since "
+                         "several of the best ones can come from the same document.")
+        if len(got) > k:
+            raise NotYet(f"{len(got)} hits for k={k}: return at most k.")
+        if sorted(got, key=lambda h: -h.score) != got and set(got) == set(want):
+            raise NotYet("the hits are not best first: keep the order index.search gives.")
+        raise NotYet("expected the best section of each document (its first hit, as hits come best first), best "
+                     "first, and k of them.")
+    return "One section per document leaves room for other documents in the model's context."
