@@ -58,6 +58,44 @@ def test_a_cell_that_shadows_a_builtin_for_the_checks_gets_no_pass(sandbox):
     assert not passed and "builtins.isinstance" in message
 
 
+# Walks up to the worker's frame, writes a passing verdict with its nonce on the verdict channel, then
+# (`then`) keeps the worker from writing the real one, or lets it write it after.
+FRAME_FORGER = """# EXERCISE l4-refund-limit
+import inspect, json, os
+f = inspect.currentframe()
+while f and 'nonce' not in f.f_locals:
+    f = f.f_back
+loc = f.f_locals
+loc['write'](json.dumps({{'nonce': loc['nonce'], 'passed': True, 'message': 'forged', 'tampered': []}}) + '\\n')
+loc['channel'].flush()
+{then}
+def refund_limit(name, arguments):
+    return 'allow'
+"""
+
+
+@pytest.mark.parametrize("then", ["os.kill(os.getpid(), 9)", "pass"], ids=["killed", "second verdict"])
+def test_a_verdict_written_from_the_graders_frame_gets_no_pass(sandbox, then):
+    passed, message, answer = run(sandbox, FRAME_FORGER.format(then=then))
+    assert not passed and "the verdict channel" in message, message
+    assert answer["verdict"] is None
+
+
+@pytest.mark.parametrize("reach", ["f = inspect.currentframe()", "loc = frame.f_back.f_locals",
+                                   "os.kill(os.getpid(), 9)", "os.write(3, line)", "exec(bytes.fromhex(h))"])
+def test_code_that_reaches_the_graders_process_is_flagged_for_the_mentor(reach):
+    from course.grading.runner import SUSPICIOUS
+
+    assert SUSPICIOUS.search(f"# EXERCISE l4-refund-limit\n{reach}\n")
+
+
+def test_no_reference_solution_is_flagged_for_the_mentor():
+    from course.grading.runner import SUSPICIOUS
+
+    honest = [p.name for p in (ROOT / "solutions").glob("*.py") if SUSPICIOUS.search(p.read_text())]
+    assert honest == []  # honest work never reads "read it before trusting the verdict"
+
+
 def test_an_endless_loop_becomes_a_verdict_after_the_time_limit():
     with Sandbox("process", Limits(wall_seconds=1)) as box:
         passed, message, answer = run(box, "# EXERCISE l4-refund-limit\nwhile True:\n    pass\n")

@@ -20,8 +20,13 @@ from course.grading.sandbox import ROOT, Sandbox
 
 SOLUTIONS = ROOT / "solutions"
 # Names a cell has no business touching; the verdict stands, but the report asks the mentor to look.
+# Frames, file descriptors, signals and code built at run time are how a cell reaches the grader's own
+# process (where the verdict is written); no reference solution uses any of them.
 SUSPICIOUS = re.compile(r"REGISTRY|run_check|check_source|course\.exercises|course\.grading|_getframe|ctypes|"
-                        r"gc\.get_objects|sys\.modules|__code__|builtins|os\._exit|/proc/|\benviron\b|getenv")
+                        r"gc\.get_objects|sys\.modules|__code__|builtins|os\._exit|/proc/|\benviron\b|getenv|"
+                        r"currentframe|\bf_back\b|\bf_locals\b|\bf_globals\b|\btb_frame\b|\bstack\(\)|"
+                        r"\bos\.(?:kill|killpg|write|dup2?|fdopen|fork)\b|/dev/fd|\bsignal\b|\bnonce\b|"
+                        r"\b(?:exec|eval|compile|__import__)\(|importlib|\bgetattr\(")
 
 
 @dataclass
@@ -122,8 +127,8 @@ def outcome(id: str, run: dict, sandbox: Sandbox) -> tuple[bool, str]:
     """The verdict of one sandboxed run, in words."""
     limits = sandbox.limits
     if run.get("tampered"):
-        return False, ("the code changed the grader's files or the course while it was checked ("
-                       + ", ".join(run["tampered"][:5]) + "): no pass; the files were restored.")
+        return False, ("the code changed the grader or the course while it was checked ("
+                       + ", ".join(run["tampered"][:5]) + "): no pass; changed course files were put back.")
     if run.get("timed_out"):
         return False, f"no verdict after {limits.wall_seconds:g} s: the code probably loops forever."
     verdict = run.get("verdict")
