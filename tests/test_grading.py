@@ -81,6 +81,14 @@ def test_a_verdict_written_from_the_graders_frame_gets_no_pass(sandbox, then):
     assert answer["verdict"] is None
 
 
+def test_a_forged_verdict_that_also_wrote_into_the_repo_course_leaves_the_repo_as_it_was(sandbox):
+    planted = ROOT / "course" / "exercises" / "lesson99.py"
+    write = f"import pathlib\npathlib.Path({str(planted)!r}).write_text('x = 1\\n')\nos.kill(os.getpid(), 9)"
+    passed, message, _ = run(sandbox, FRAME_FORGER.format(then=write))
+    assert not passed and "repo course/exercises/lesson99.py" in message, message
+    assert not planted.exists()
+
+
 @pytest.mark.parametrize("reach", ["f = inspect.currentframe()", "loc = frame.f_back.f_locals",
                                    "os.kill(os.getpid(), 9)", "os.write(3, line)", "exec(bytes.fromhex(h))"])
 def test_code_that_reaches_the_graders_process_is_flagged_for_the_mentor(reach):
