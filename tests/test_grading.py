@@ -152,6 +152,39 @@ def test_a_feedback_file_shows_verdict_code_diff_and_the_head_of_the_output(tmp_
     assert rows == ["learner,file,l4-x,passed,total,note", "Anna B,Anna B.ipynb,0,0,1,"]
 
 
+def lesson_notebook(*sources: str):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    return nb
+
+
+def test_a_number_a_mentor_put_in_the_file_name_adds_no_other_lesson():
+    from course.exercises import load_all
+    from course.grading.runner import expected_ids, starters
+
+    load_all()
+    cell = RIGHT
+    ids = expected_ids(Path("03_anna.ipynb"), lesson_notebook(cell), {"l4-refund-limit": cell}, starters())
+    assert ids == ["l4-refund-limit", "l4-allowlist"]
+
+
+@pytest.mark.parametrize("name, lesson", [("07_model_adapters.ipynb", 7), ("08_architecture_and_security.ipynb", 8)])
+def test_a_new_lessons_notebook_is_graded_with_its_exercises_in_notebook_order(monkeypatch, name, lesson):
+    from course.exercises import registry
+    from course.grading import runner
+
+    for n in ("b", "a"):  # registered in the other order than the notebook's
+        monkeypatch.setitem(registry.REGISTRY, f"l{lesson}-{n}", registry.Exercise(f"l{lesson}-{n}", lesson,
+                                                                                    lambda: None, ""))
+    starter = {f"l{lesson}-a": f"# EXERCISE l{lesson}-a\n", f"l{lesson}-b": f"# EXERCISE l{lesson}-b\n"}
+    solved = {f"l{lesson}-b": f"# EXERCISE l{lesson}-b\nx = 1\n"}
+    assert runner.expected_ids(Path(name), lesson_notebook(), {}, starter) == [f"l{lesson}-a", f"l{lesson}-b"]
+    assert runner.expected_ids(Path("Anna.ipynb"), lesson_notebook(*solved.values()), solved, starter) == \
+        [f"l{lesson}-b", f"l{lesson}-a"]
+
+
 def test_the_command_line_explains_every_option():
     done = subprocess.run([sys.executable, "-m", "course.grading", "--help"], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
