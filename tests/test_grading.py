@@ -200,6 +200,32 @@ def test_a_missing_path_is_a_one_line_error_with_exit_status_2(tmp_path, capsys)
     assert "no such file or folder" in capsys.readouterr().out
 
 
+def test_an_empty_class_folder_is_an_error_not_a_class_where_everyone_passed(tmp_path, capsys):
+    from course.grading.cli import main
+
+    (tmp_path / "lesson 4").mkdir()
+    (tmp_path / "lesson 4" / ".hidden.ipynb").write_text("{}")
+    assert main([str(tmp_path / "lesson 4"), "--out", str(tmp_path / "out")]) == 2
+    assert "nothing to grade in" in capsys.readouterr().out
+    assert not (tmp_path / "out").exists()
+
+
+def test_reports_left_from_another_class_are_named_on_screen_and_kept(tmp_path, capsys):
+    from course.grading.cli import main
+
+    for name in ("class A", "class B"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"notes of {name}.txt").write_text("not a notebook\n")
+    out = tmp_path / "reports"
+    main([str(tmp_path / "class A"), "--out", str(out), "--sandbox", "process"])
+    assert "earlier run" not in capsys.readouterr().out
+    main([str(tmp_path / "class B"), "--out", str(out), "--sandbox", "process"])
+    screen = capsys.readouterr().out
+    assert "not in this class: 1 learner report(s) (notes of class A)" in screen
+    assert (out / "notes of class A.json").is_file()
+    assert "class A" not in (out / "class.csv").read_text()
+
+
 @pytest.mark.subprocess
 def test_every_reference_solution_passes_in_the_sandbox_so_no_honest_work_is_voided():
     from course.grading.runner import grade_class

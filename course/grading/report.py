@@ -111,6 +111,21 @@ def write(class_: list[Learner], out: Path) -> dict[str, Path]:
     return written
 
 
+def stale(out: Path, class_: list[Learner]) -> list[str]:
+    """Learners with a report in `out` from an earlier run who are not in this class (kept: the mentor's files)."""
+    taken: set[str] = {"class"}
+    now = {file_stem(learner, taken) for learner in class_}
+    found = []
+    for path in sorted(out.glob("*.json")) if out.is_dir() else []:
+        try:
+            shape = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(shape, dict) and {"learner", "exercises"} <= set(shape) and path.stem not in now:
+            found.append(path.stem)
+    return found
+
+
 def summary_line(learner: Learner) -> str:
     if learner.problem:
         return f"  {learner.name}: {learner.problem}"
