@@ -226,6 +226,15 @@ def test_reports_left_from_another_class_are_named_on_screen_and_kept(tmp_path, 
     assert "class A" not in (out / "class.csv").read_text()
 
 
+def test_an_exercise_without_its_reference_solution_yet_is_a_row_not_a_traceback(sandbox, monkeypatch, tmp_path):
+    from course.grading import runner
+
+    monkeypatch.setattr(runner, "SOLUTIONS", tmp_path)  # a lesson being written: checks, no solutions yet
+    (solutions,) = runner.grade_class([], sandbox, solutions=True)
+    assert solutions.results and not any(r.passed for r in solutions.results)
+    assert solutions.results[0].message == f"no reference solution: solutions/{solutions.results[0].id}.py is missing."
+
+
 @pytest.mark.subprocess
 def test_every_reference_solution_passes_in_the_sandbox_so_no_honest_work_is_voided():
     from course.grading.runner import grade_class

@@ -156,8 +156,10 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
         learner = Learner("reference solutions" if solutions else path.stem, path)
         class_.append(learner)
         if solutions:
-            cells = {i: (SOLUTIONS / f"{i}.py").read_text(encoding="utf-8") for i in starter if i in REGISTRY}
-            ids = list(cells)
+            # A lesson being written may have its check before its solution: a row, not a traceback.
+            ids = [i for i in starter if i in REGISTRY]
+            cells = {i: (SOLUTIONS / f"{i}.py").read_text(encoding="utf-8") for i in ids
+                     if (SOLUTIONS / f"{i}.py").is_file()}
         else:
             nb, learner.problem = read(path)
             if nb is None:
@@ -170,7 +172,8 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
             result = Result(ex_id, False, "", cells.get(ex_id), starter.get(ex_id, ""))
             learner.results.append(result)
             if result.code is None:
-                result.message = (f"no cell starting with `# EXERCISE {ex_id}` in the notebook (deleted, or its "
+                result.message = (f"no reference solution: solutions/{ex_id}.py is missing." if solutions else
+                                  f"no cell starting with `# EXERCISE {ex_id}` in the notebook (deleted, or its "
                                   "first line changed?).")
             else:
                 work.append((learner, result))
