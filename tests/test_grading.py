@@ -104,6 +104,34 @@ def test_no_reference_solution_is_flagged_for_the_mentor():
     assert honest == []  # honest work never reads "read it before trusting the verdict"
 
 
+# Plants a compiled registry whose `judge` passes everything, with the header of the real cache, in
+# every course cache it can reach: the sandbox's shared copy (if any), and its own run's copy.
+PLANTER = """# EXERCISE l4-refund-limit
+import marshal, pathlib, sys
+copy = pathlib.Path([p for p in sys.path if p.endswith("course-copy")][0])
+for folder in (copy.parent.parent / "pristine", copy):
+    target = folder / "course" / "exercises"
+    for pyc in target.glob("__pycache__/registry.*.pyc"):
+        source = (target / "registry.py").read_text().replace("    id = ex.id\\n", "    return Verdict(ex.id, True, 'ok')\\n")
+        pyc.write_bytes(pyc.read_bytes()[:16] + marshal.dumps(compile(source, str(target / "registry.py"), "exec")))
+        print("planted", pyc)
+(pathlib.Path({repo!r}) / "course" / "__pycache__").mkdir(exist_ok=True)
+(pathlib.Path({repo!r}) / "course" / "__pycache__" / "planted.cpython-311.pyc").write_bytes(b"x")
+def refund_limit(name, arguments):
+    return "allow"
+"""
+WRONG = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
+
+
+def test_a_compiled_module_planted_by_one_learner_forges_no_later_verdict(sandbox):
+    passed, message, answer = run(sandbox, PLANTER.format(repo=str(ROOT)))
+    assert "planted" in answer["output"]  # its own copy's cache, at least
+    assert not passed and "course/exercises/__pycache__/registry" in message, message
+    assert not (ROOT / "course" / "__pycache__" / "planted.cpython-311.pyc").exists()
+    passed, message, _ = run(sandbox, WRONG)
+    assert not passed and "should give 'ask'" in message, message
+
+
 def test_an_endless_loop_becomes_a_verdict_after_the_time_limit():
     with Sandbox("process", Limits(wall_seconds=1)) as box:
         passed, message, answer = run(box, "# EXERCISE l4-refund-limit\nwhile True:\n    pass\n")

@@ -19,6 +19,7 @@ import compileall
 import hashlib
 import json
 import os
+import py_compile
 import secrets
 import shutil
 import signal
@@ -75,12 +76,12 @@ def choose_mode(mode: str) -> str:
     return mode
 
 
-def fingerprint(folder: Path) -> dict[str, str]:
-    """{relative path: sha256} of the files under folder (caches excluded)."""
+def fingerprint(folder: Path, caches: bool = False) -> dict[str, str]:
+    """{relative path: sha256} of the files under folder (compiled caches only if `caches`)."""
     found = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            found[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+        if path.is_file() and (caches or "__pycache__" not in path.parts):
+            found[path.relative_to(folder).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
 
 
@@ -101,9 +102,17 @@ class Sandbox:
         for name in COPIED:
             shutil.copytree(ROOT / name, self.pristine / name, ignore=shutil.ignore_patterns("__pycache__"))
         # Compiled once here, so that each run does not compile the course again (runs copy or mount this).
-        compileall.compile_dir(self.pristine / "course", quiet=1, workers=1)
-        self.manifest = fingerprint(self.pristine)
-        self.repo_course = fingerprint(ROOT / "course")
+        # Checked-hash caches: valid in a copy whatever its files' times, so no run writes one.
+        compileall.compile_dir(self.pristine / "course", quiet=1, workers=1,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+        # The process sandbox's learner code runs with the mentor's account and could rewrite self.pristine
+        # (a planted .pyc would forge every later verdict): each run's copy, and what is put back into the
+        # repo, come from these bytes in memory, and the caches are verified as well as the sources.
+        self.snapshot = {rel: (self.pristine / rel).read_bytes() for rel in fingerprint(self.pristine, caches=True)}
+        self.manifest = {rel: hashlib.sha256(data).hexdigest() for rel, data in self.snapshot.items()}
+        self.repo_course = fingerprint(ROOT / "course", caches=True)
+        if self.mode == "process":  # only bubblewrap mounts it (read-only); here it would be a target
+            shutil.rmtree(self.pristine)
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
@@ -120,8 +129,10 @@ class Sandbox:
         home = private / "home"
         home.mkdir()
         if self.mode == "process":  # a copy per run: what one learner writes there, no later run sees
-            shutil.copytree(self.pristine, private / "course-copy")
             course = private / "course-copy"
+            for rel, data in self.snapshot.items():
+                (course / rel).parent.mkdir(parents=True, exist_ok=True)
+                (course / rel).write_bytes(data)
         else:
             course = self.pristine
         mark = secrets.token_hex(8)
@@ -160,18 +171,24 @@ class Sandbox:
 
     def verify(self, course: Path) -> list[str]:
         """What changed in the course the checks loaded, or in the repo's course/ (undone here)."""
-        changed = sorted(set(fingerprint(course).items()) ^ set(self.manifest.items()))
+        changed = sorted(set(fingerprint(course, caches=True).items()) ^ set(self.manifest.items()))
         repo = ROOT / "course"
-        now = fingerprint(repo)
+        now = fingerprint(repo, caches=True)
         if now != self.repo_course:
             for rel in set(now) | set(self.repo_course):
-                if now.get(rel) != self.repo_course.get(rel):
-                    changed.append(("repo course/" + rel, ""))
-                    source = self.pristine / "course" / rel
-                    if source.exists():
-                        shutil.copy2(source, repo / rel)
-                    elif (repo / rel).exists():
-                        (repo / rel).unlink()
+                if now.get(rel) == self.repo_course.get(rel):
+                    continue
+                if "__pycache__" in rel.split("/"):
+                    # A cache: the grader's own imports may write one, so it voids nothing; deleted, it is
+                    # compiled again from the source, so a planted one never runs.
+                    (repo / rel).unlink(missing_ok=True)
+                    continue
+                changed.append(("repo course/" + rel, ""))
+                original = self.snapshot.get("course/" + rel)
+                if original is not None:
+                    (repo / rel).write_bytes(original)
+                elif (repo / rel).exists():
+                    (repo / rel).unlink()
         return sorted({name for name, _ in changed})
 
     def bwrap(self, private: Path) -> list[str]:
