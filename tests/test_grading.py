@@ -173,6 +173,7 @@ def test_a_feedback_file_shows_verdict_code_diff_and_the_head_of_the_output(tmp_
     written = report.write([learner], tmp_path / "out")
     page = written[str(learner.path)].read_text()
     assert "❌ l4-x: not yet" in page and "f() should return 1." in page
+    assert "<ul class='overview'><li><a href='#l4-x'>❌ l4-x: not yet</a></li></ul>" in page
     assert "return &#x27;&lt;b&gt;&#x27;" in page  # the code, escaped
     assert "<span class='del'>-    raise NotImplementedError</span>" in page
     assert "(99998 more lines not shown)" in page
@@ -211,6 +212,27 @@ def test_a_new_lessons_notebook_is_graded_with_its_exercises_in_notebook_order(m
     assert runner.expected_ids(Path(name), lesson_notebook(), {}, starter) == [f"l{lesson}-a", f"l{lesson}-b"]
     assert runner.expected_ids(Path("Anna.ipynb"), lesson_notebook(*solved.values()), solved, starter) == \
         [f"l{lesson}-b", f"l{lesson}-a"]
+
+
+def test_a_mistyped_exercise_id_is_shown_but_adds_no_column_and_no_point(sandbox, tmp_path):
+    import nbformat
+
+    from course.grading.runner import grade_class
+
+    nb = nbformat.read(ROOT / "notebooks" / "04_permissions.ipynb", as_version=4)
+    nb.cells = [c for c in nb.cells if not c.source.startswith("# EXERCISE l4-allowlist")]
+    for cell in nb.cells:
+        if cell.source.startswith("# EXERCISE l4-refund-limit"):
+            cell.source = cell.source.replace("l4-refund-limit", "l4-refund-limt", 1)
+    nbformat.write(nb, tmp_path / "Anna.ipynb")
+    (anna,) = grade_class([tmp_path / "Anna.ipynb"], sandbox)
+    assert anna.total == 2 and anna.passed == 0
+    assert "Anna: 0/2" in report.summary_line(anna) and "? l4-refund-limt" in report.summary_line(anna)
+    report.write([anna], tmp_path / "out")
+    header, row = (tmp_path / "out" / "class.csv").read_text().splitlines()
+    assert header == "learner,file,l4-refund-limit,l4-allowlist,passed,total,note" and row.endswith(",0,2,")
+    page = (tmp_path / "out" / "Anna.html").read_text()
+    assert "? l4-refund-limt: not an exercise of this lesson" in page and "unknown exercise id" in page
 
 
 def test_the_command_line_explains_every_option():

@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     earlier = report.stale(args.out, class_)
     report.write(class_, args.out)
     graded = [learner for learner in class_ if not learner.problem]
-    perfect = sum(learner.passed == len(learner.results) for learner in graded)
-    exercises = sum(len(learner.results) for learner in graded)
+    perfect = sum(learner.passed == learner.total for learner in graded)
+    exercises = sum(learner.total for learner in graded)
     passed = sum(learner.passed for learner in graded)
     unread = len(class_) - len(graded)
     print(f"{perfect} of {len(class_)} learners passed everything; {passed} of {exercises} exercises passed"

@@ -40,6 +40,7 @@ class Result:
     output: str = ""
     output_lines: int = 0
     review: str = ""  # why a mentor should read this code by hand
+    scored: bool = True  # False: a cell whose id is not one of the lesson's (shown, never a column or a point)
 
 
 @dataclass
@@ -51,7 +52,12 @@ class Learner:
 
     @property
     def passed(self) -> int:
-        return sum(r.passed for r in self.results)
+        return sum(r.passed for r in self.results if r.scored)
+
+    @property
+    def total(self) -> int:
+        """The lesson's exercises (a mistyped id in a cell adds none)."""
+        return sum(r.scored for r in self.results)
 
 
 def starters() -> dict[str, str]:
@@ -180,7 +186,7 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
         for ex_id in cells:
             if ex_id not in ids:
                 learner.results.append(Result(ex_id, False, f"unknown exercise id; this lesson's ids: "
-                                                            f"{', '.join(ids)}.", cells[ex_id]))
+                                                            f"{', '.join(ids)}.", cells[ex_id], scored=False))
 
     waiting = {id(learner): sum(1 for owner, _ in work if owner is learner) for learner in class_}
 
