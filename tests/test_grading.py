@@ -77,7 +77,7 @@ def refund_limit(name, arguments):
 @pytest.mark.parametrize("then", ["os.kill(os.getpid(), 9)", "pass"], ids=["killed", "second verdict"])
 def test_a_verdict_written_from_the_graders_frame_gets_no_pass(sandbox, then):
     passed, message, answer = run(sandbox, FRAME_FORGER.format(then=then))
-    assert not passed and "the verdict channel" in message, message
+    assert not passed and "the verdict channel" in message and message.endswith("): no pass."), message
     assert answer["verdict"] is None
 
 
@@ -86,6 +86,7 @@ def test_a_forged_verdict_that_also_wrote_into_the_repo_course_leaves_the_repo_a
     write = f"import pathlib\npathlib.Path({str(planted)!r}).write_text('x = 1\\n')\nos.kill(os.getpid(), 9)"
     passed, message, _ = run(sandbox, FRAME_FORGER.format(then=write))
     assert not passed and "repo course/exercises/lesson99.py" in message, message
+    assert message.endswith("no pass; the repo's course files were put back.")
     assert not planted.exists()
 
 

@@ -135,8 +135,10 @@ def outcome(id: str, run: dict, sandbox: Sandbox) -> tuple[bool, str]:
     """The verdict of one sandboxed run, in words."""
     limits = sandbox.limits
     if run.get("tampered"):
+        restored = any(name.startswith("repo course/") for name in run["tampered"])
         return False, ("the code changed the grader or the course while it was checked ("
-                       + ", ".join(run["tampered"][:5]) + "): no pass; changed course files were put back.")
+                       + ", ".join(run["tampered"][:5]) + "): no pass"
+                       + ("; the repo's course files were put back." if restored else "."))
     if run.get("timed_out"):
         return False, f"no verdict after {limits.wall_seconds:g} s: the code probably loops forever."
     verdict = run.get("verdict")

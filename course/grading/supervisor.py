@@ -140,5 +140,5 @@ def main() -> None:
     forged = len(verdicts) > 1 or (verdicts and worker.returncode != 0 and not timed_out)
     text, lines = head(output, limits["output_chars"])
     print(json.dumps({"nonce": job["nonce"], "verdict": None if forged else (verdicts or [None])[0],
-                      "tampered": ["the verdict channel (a verdict the grader did not write)"] if forged else [],
+                      "tampered": ["the verdict channel: a verdict the grader did not write"] if forged else [],
                       "timed_out": timed_out, "exit": worker.returncode, "output": text, "output_lines": lines}))
