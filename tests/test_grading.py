@@ -90,6 +90,22 @@ def test_a_forged_verdict_that_also_wrote_into_the_repo_course_leaves_the_repo_a
     assert not planted.exists()
 
 
+def test_with_two_runs_at_once_only_the_one_that_changed_the_repo_course_is_voided(sandbox):
+    from concurrent.futures import ThreadPoolExecutor
+
+    planted = ROOT / "course" / "exercises" / "lesson98.py"
+    # The writer is still running when the honest run ends and finds its change.
+    writer = (f"import pathlib, time\npathlib.Path({str(planted)!r}).write_text('x = 1\\n')\ntime.sleep(3)\n"
+              + RIGHT)
+    honest = "import time\ntime.sleep(1)\n" + RIGHT
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(lambda source: run(sandbox, source), [writer, honest]))
+    (writer_passed, writer_message, _), (honest_passed, honest_message, _) = runs
+    assert not writer_passed and "repo course/exercises/lesson98.py" in writer_message, writer_message
+    assert honest_passed, honest_message
+    assert not planted.exists()
+
+
 @pytest.mark.parametrize("reach", ["f = inspect.currentframe()", "loc = frame.f_back.f_locals",
                                    "os.kill(os.getpid(), 9)", "os.write(3, line)", "exec(bytes.fromhex(h))"])
 def test_code_that_reaches_the_graders_process_is_flagged_for_the_mentor(reach):

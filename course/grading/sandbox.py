@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -113,6 +114,11 @@ class Sandbox:
         self.repo_course = fingerprint(ROOT / "course", caches=True)
         if self.mode == "process":  # only bubblewrap mounts it (read-only); here it would be a target
             shutil.rmtree(self.pristine)
+        # With -j N, a change to the repo's course/ is seen by whichever run ends first, not by the one that
+        # made it: every run that overlapped such a finding runs again alone, where the finding is its own.
+        self.state, self.solo_turn = threading.Condition(), threading.Lock()
+        self.active = self.starts = self.findings = 0
+        self.solo = False
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
@@ -125,6 +131,33 @@ class Sandbox:
 
     def run(self, job: dict) -> dict:
         """Run the supervisor (course/grading/supervisor.py) on a job; its result, plus what the sandbox saw."""
+        with self.state:
+            self.state.wait_for(lambda: not self.solo)
+            self.active += 1
+            self.starts += 1
+            alone, starts, findings = self.active == 1, self.starts, self.findings
+        try:
+            result = self.run_once(job)
+        finally:
+            with self.state:
+                self.active -= 1
+                alone = alone and self.starts == starts
+                ambiguous = self.findings != findings and not alone
+                self.state.notify_all()
+        if not ambiguous:
+            return result
+        with self.solo_turn:
+            with self.state:
+                self.solo = True
+                self.state.wait_for(lambda: self.active == 0)
+            try:
+                return self.run_once(job)
+            finally:
+                with self.state:
+                    self.solo = False
+                    self.state.notify_all()
+
+    def run_once(self, job: dict) -> dict:
         private = Path(tempfile.mkdtemp(prefix="run-", dir=self.base))
         home = private / "home"
         home.mkdir()
@@ -144,6 +177,9 @@ class Sandbox:
         env = learner_env(home, course, mark)
         result = self.supervise(command, env, home, job)
         result["tampered"] = [*(result.get("tampered") or []), *self.verify(course)]  # verify always: it restores
+        if any(name.startswith("repo course/") for name in result["tampered"]):
+            with self.state:
+                self.findings += 1
         shutil.rmtree(private, ignore_errors=True)
         return result
 
