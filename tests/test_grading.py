@@ -57,6 +57,97 @@ def test_a_cell_that_shadows_a_builtin_for_the_checks_gets_no_pass(sandbox):
     assert not passed and "builtins.isinstance" in message
 
 
+# Walks up to the worker's frame, writes a passing verdict with its nonce on the verdict channel, then
+# (`then`) keeps the worker from writing the real one, or lets it write it after.
+FRAME_FORGER = """# EXERCISE l4-refund-limit
+import inspect, json, os
+f = inspect.currentframe()
+while f and 'nonce' not in f.f_locals:
+    f = f.f_back
+loc = f.f_locals
+loc['write'](json.dumps({{'nonce': loc['nonce'], 'passed': True, 'message': 'forged', 'tampered': []}}) + '\\n')
+loc['channel'].flush()
+{then}
+def refund_limit(name, arguments):
+    return 'allow'
+"""
+
+
+@pytest.mark.parametrize("then", ["os.kill(os.getpid(), 9)", "pass"], ids=["killed", "second verdict"])
+def test_a_verdict_written_from_the_graders_frame_gets_no_pass(sandbox, then):
+    passed, message, answer = run(sandbox, FRAME_FORGER.format(then=then))
+    assert not passed and "the verdict channel" in message and message.endswith("): no pass."), message
+    assert answer["verdict"] is None
+
+
+def test_a_forged_verdict_that_also_wrote_into_the_repo_course_leaves_the_repo_as_it_was(sandbox):
+    planted = ROOT / "course" / "exercises" / "lesson99.py"
+    write = f"import pathlib\npathlib.Path({str(planted)!r}).write_text('x = 1\\n')\nos.kill(os.getpid(), 9)"
+    passed, message, _ = run(sandbox, FRAME_FORGER.format(then=write))
+    assert not passed and "repo course/exercises/lesson99.py" in message, message
+    assert message.endswith("no pass; the repo's course files were put back.")
+    assert not planted.exists()
+
+
+def test_with_two_runs_at_once_only_the_one_that_changed_the_repo_course_is_voided(sandbox):
+    from concurrent.futures import ThreadPoolExecutor
+
+    planted = ROOT / "course" / "exercises" / "lesson98.py"
+    # The writer is still running when the honest run ends and finds its change.
+    writer = (f"import pathlib, time\npathlib.Path({str(planted)!r}).write_text('x = 1\\n')\ntime.sleep(3)\n"
+              + RIGHT)
+    honest = "import time\ntime.sleep(1)\n" + RIGHT
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(lambda source: run(sandbox, source), [writer, honest]))
+    (writer_passed, writer_message, _), (honest_passed, honest_message, _) = runs
+    assert not writer_passed and "repo course/exercises/lesson98.py" in writer_message, writer_message
+    assert honest_passed, honest_message
+    assert not planted.exists()
+
+
+@pytest.mark.parametrize("reach", ["f = inspect.currentframe()", "loc = frame.f_back.f_locals",
+                                   "os.kill(os.getpid(), 9)", "os.write(3, line)", "exec(bytes.fromhex(h))"])
+def test_code_that_reaches_the_graders_process_is_flagged_for_the_mentor(reach):
+    from course.grading.runner import SUSPICIOUS
+
+    assert SUSPICIOUS.search(f"# EXERCISE l4-refund-limit\n{reach}\n")
+
+
+def test_no_reference_solution_is_flagged_for_the_mentor():
+    from course.grading.runner import SUSPICIOUS
+
+    honest = [p.name for p in (ROOT / "solutions").glob("*.py") if SUSPICIOUS.search(p.read_text())]
+    assert honest == []  # honest work never reads "read it before trusting the verdict"
+
+
+# Plants a compiled registry whose `judge` passes everything, with the header of the real cache, in
+# every course cache it can reach: the sandbox's shared copy (if any), and its own run's copy.
+PLANTER = """# EXERCISE l4-refund-limit
+import marshal, pathlib, sys
+copy = pathlib.Path([p for p in sys.path if p.endswith("course-copy")][0])
+for folder in (copy.parent.parent / "pristine", copy):
+    target = folder / "course" / "exercises"
+    for pyc in target.glob("__pycache__/registry.*.pyc"):
+        source = (target / "registry.py").read_text().replace("    id = ex.id\\n", "    return Verdict(ex.id, True, 'ok')\\n")
+        pyc.write_bytes(pyc.read_bytes()[:16] + marshal.dumps(compile(source, str(target / "registry.py"), "exec")))
+        print("planted", pyc)
+(pathlib.Path({repo!r}) / "course" / "__pycache__").mkdir(exist_ok=True)
+(pathlib.Path({repo!r}) / "course" / "__pycache__" / "planted.cpython-311.pyc").write_bytes(b"x")
+def refund_limit(name, arguments):
+    return "allow"
+"""
+WRONG = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
+
+
+def test_a_compiled_module_planted_by_one_learner_forges_no_later_verdict(sandbox):
+    passed, message, answer = run(sandbox, PLANTER.format(repo=str(ROOT)))
+    assert "planted" in answer["output"]  # its own copy's cache, at least
+    assert not passed and "course/exercises/__pycache__/registry" in message, message
+    assert not (ROOT / "course" / "__pycache__" / "planted.cpython-311.pyc").exists()
+    passed, message, _ = run(sandbox, WRONG)
+    assert not passed and "should give 'ask'" in message, message
+
+
 def test_an_endless_loop_becomes_a_verdict_after_the_time_limit():
     with Sandbox("process", Limits(wall_seconds=1)) as box:
         passed, message, answer = run(box, "# EXERCISE l4-refund-limit\nwhile True:\n    pass\n")
@@ -98,11 +189,66 @@ def test_a_feedback_file_shows_verdict_code_diff_and_the_head_of_the_output(tmp_
     written = report.write([learner], tmp_path / "out")
     page = written[str(learner.path)].read_text()
     assert "❌ l4-x: not yet" in page and "f() should return 1." in page
+    assert "<ul class='overview'><li><a href='#l4-x'>❌ l4-x: not yet</a></li></ul>" in page
     assert "return &#x27;&lt;b&gt;&#x27;" in page  # the code, escaped
     assert "<span class='del'>-    raise NotImplementedError</span>" in page
     assert "(99998 more lines not shown)" in page
     rows = (tmp_path / "out" / "class.csv").read_text().splitlines()
     assert rows == ["learner,file,l4-x,passed,total,note", "Anna B,Anna B.ipynb,0,0,1,"]
+
+
+def lesson_notebook(*sources: str):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    return nb
+
+
+def test_a_number_a_mentor_put_in_the_file_name_adds_no_other_lesson():
+    from course.exercises import load_all
+    from course.grading.runner import expected_ids, starters
+
+    load_all()
+    cell = RIGHT
+    ids = expected_ids(Path("03_anna.ipynb"), lesson_notebook(cell), {"l4-refund-limit": cell}, starters())
+    assert ids == ["l4-refund-limit", "l4-allowlist"]
+
+
+@pytest.mark.parametrize("name, lesson", [("07_model_adapters.ipynb", 7), ("08_architecture_and_security.ipynb", 8)])
+def test_a_new_lessons_notebook_is_graded_with_its_exercises_in_notebook_order(monkeypatch, name, lesson):
+    from course.exercises import registry
+    from course.grading import runner
+
+    for n in ("b", "a"):  # registered in the other order than the notebook's
+        monkeypatch.setitem(registry.REGISTRY, f"l{lesson}-{n}", registry.Exercise(f"l{lesson}-{n}", lesson,
+                                                                                    lambda: None, ""))
+    starter = {f"l{lesson}-a": f"# EXERCISE l{lesson}-a\n", f"l{lesson}-b": f"# EXERCISE l{lesson}-b\n"}
+    solved = {f"l{lesson}-b": f"# EXERCISE l{lesson}-b\nx = 1\n"}
+    assert runner.expected_ids(Path(name), lesson_notebook(), {}, starter) == [f"l{lesson}-a", f"l{lesson}-b"]
+    assert runner.expected_ids(Path("Anna.ipynb"), lesson_notebook(*solved.values()), solved, starter) == \
+        [f"l{lesson}-b", f"l{lesson}-a"]
+
+
+def test_a_mistyped_exercise_id_is_shown_but_adds_no_column_and_no_point(sandbox, tmp_path):
+    import nbformat
+
+    from course.grading.runner import grade_class
+
+    nb = nbformat.read(ROOT / "notebooks" / "04_permissions.ipynb", as_version=4)
+    nb.cells = [c for c in nb.cells if not c.source.startswith("# EXERCISE l4-allowlist")]
+    for cell in nb.cells:
+        if cell.source.startswith("# EXERCISE l4-refund-limit"):
+            cell.source = cell.source.replace("l4-refund-limit", "l4-refund-limt", 1)
+    nbformat.write(nb, tmp_path / "Anna.ipynb")
+    (anna,) = grade_class([tmp_path / "Anna.ipynb"], sandbox)
+    assert anna.total == 2 and anna.passed == 0
+    assert "Anna: 0/2" in report.summary_line(anna) and "? l4-refund-limt" in report.summary_line(anna)
+    report.write([anna], tmp_path / "out")
+    header, row = (tmp_path / "out" / "class.csv").read_text().splitlines()
+    assert header == "learner,file,l4-refund-limit,l4-allowlist,passed,total,note" and row.endswith(",0,2,")
+    page = (tmp_path / "out" / "Anna.html").read_text()
+    assert "? l4-refund-limt: not an exercise of this lesson" in page and "unknown exercise id" in page
 
 
 def test_the_command_line_explains_every_option():
@@ -118,6 +264,41 @@ def test_a_missing_path_is_a_one_line_error_with_exit_status_2(tmp_path, capsys)
 
     assert main([str(tmp_path / "Anna lesson 4.ipynb")]) == 2
     assert "no such file or folder" in capsys.readouterr().out
+
+
+def test_an_empty_class_folder_is_an_error_not_a_class_where_everyone_passed(tmp_path, capsys):
+    from course.grading.cli import main
+
+    (tmp_path / "lesson 4").mkdir()
+    (tmp_path / "lesson 4" / ".hidden.ipynb").write_text("{}")
+    assert main([str(tmp_path / "lesson 4"), "--out", str(tmp_path / "out")]) == 2
+    assert "nothing to grade in" in capsys.readouterr().out
+    assert not (tmp_path / "out").exists()
+
+
+def test_reports_left_from_another_class_are_named_on_screen_and_kept(tmp_path, capsys):
+    from course.grading.cli import main
+
+    for name in ("class A", "class B"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"notes of {name}.txt").write_text("not a notebook\n")
+    out = tmp_path / "reports"
+    main([str(tmp_path / "class A"), "--out", str(out), "--sandbox", "process"])
+    assert "earlier run" not in capsys.readouterr().out
+    main([str(tmp_path / "class B"), "--out", str(out), "--sandbox", "process"])
+    screen = capsys.readouterr().out
+    assert "not in this class: 1 learner report(s) (notes of class A)" in screen
+    assert (out / "notes of class A.json").is_file()
+    assert "class A" not in (out / "class.csv").read_text()
+
+
+def test_an_exercise_without_its_reference_solution_yet_is_a_row_not_a_traceback(sandbox, monkeypatch, tmp_path):
+    from course.grading import runner
+
+    monkeypatch.setattr(runner, "SOLUTIONS", tmp_path)  # a lesson being written: checks, no solutions yet
+    (solutions,) = runner.grade_class([], sandbox, solutions=True)
+    assert solutions.results and not any(r.passed for r in solutions.results)
+    assert solutions.results[0].message == f"no reference solution: solutions/{solutions.results[0].id}.py is missing."
 
 
 @pytest.mark.subprocess

@@ -8,14 +8,15 @@ import sys
 from pathlib import Path
 
 from course.grading import report
-from course.grading.runner import grade_class
+from course.grading.runner import grade_class, learners
 from course.grading.sandbox import ROOT, Limits, Sandbox, SandboxError
 
 DESCRIPTION = """Grade learners' notebooks: every exercise runs in a sandbox (a child process group with an
 allowlisted environment, a private temporary folder and OS limits; with bubblewrap also a read-only
 filesystem and no network). Writes a feedback file per learner (HTML and JSON) and class.csv."""
 EPILOG = """exit status: 0 every learner passed every exercise; 1 some exercises did not pass or some
-files could not be read (the reports say which); 2 a bad command line or a sandbox that cannot run.
+files could not be read (the reports say which); 2 a bad command line, nothing to grade, or a
+sandbox that cannot run.
 examples:
   python -m course.grading "submissions/lesson 1/" -j 4
   python -m course.grading "Anna lesson 4.ipynb" --out feedback/"""
@@ -51,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"no such file or folder: {', '.join(missing)} (a path with spaces needs quotes).")
         return 2
+    if not args.solutions and not learners(args.paths, skip=args.out):
+        print(f"nothing to grade in {', '.join(str(p) for p in args.paths)}: no visible file (hidden files and the "
+              "report folder are skipped).")
+        return 2
     try:
         sandbox = Sandbox(args.sandbox, Limits(wall_seconds=args.timeout))
     except SandboxError as e:
@@ -63,10 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     with sandbox:
         class_ = grade_class(args.paths, sandbox, args.jobs, skip=args.out, solutions=args.solutions,
                              done=lambda learner: print(report.summary_line(learner), flush=True))
+    earlier = report.stale(args.out, class_)
     report.write(class_, args.out)
     graded = [learner for learner in class_ if not learner.problem]
-    perfect = sum(learner.passed == len(learner.results) for learner in graded)
-    exercises = sum(len(learner.results) for learner in graded)
+    perfect = sum(learner.passed == learner.total for learner in graded)
+    exercises = sum(learner.total for learner in graded)
     passed = sum(learner.passed for learner in graded)
     unread = len(class_) - len(graded)
     print(f"{perfect} of {len(class_)} learners passed everything; {passed} of {exercises} exercises passed"
@@ -74,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out.resolve()
     shown = out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out
     print(f"Reports: {shown}{os.sep} (class.csv, and an .html and a .json per learner)")
+    if earlier:
+        names = ", ".join(earlier[:3]) + (f" and {len(earlier) - 3} more" if len(earlier) > 3 else "")
+        print(f"Also there, from an earlier run and not in this class: {len(earlier)} learner report(s) ({names}); "
+              "give each class its own --out.")
     return 0 if perfect == len(class_) else 1
 
 

@@ -50,6 +50,8 @@ def shown_output(result: Result) -> str:
 
 
 def verdict_line(result: Result) -> str:
+    if not result.scored:
+        return f"? {result.id}: not an exercise of this lesson"
     return f"{'✅' if result.passed else '❌'} {result.id}: {'passed' if result.passed else 'not yet'}"
 
 
@@ -60,7 +62,11 @@ def as_html(learner: Learner) -> str:
     if learner.problem:
         parts.append(f"</p><p class='problem'>{html.escape(learner.problem)}</p>")
     else:
-        parts.append(f"{learner.passed} of {len(learner.results)} exercises passed.</p>")
+        parts.append(f"{learner.passed} of {learner.total} exercises passed.</p>")
+        # The verdicts at a glance, each a link to its section: a mentor reads the failures first.
+        parts.append("<ul class='overview'>" + "".join(
+            f"<li><a href='#{html.escape(r.id)}'>{html.escape(verdict_line(r))}</a></li>" for r in learner.results)
+            + "</ul>")
     for r in learner.results:
         parts.append(f"<section class='{'pass' if r.passed else 'fail'}' id='{html.escape(r.id)}'>"
                      f"<h2 class='verdict'>{html.escape(verdict_line(r))}</h2>"
@@ -80,14 +86,14 @@ def as_html(learner: Learner) -> str:
 
 def as_json(learner: Learner) -> str:
     return json.dumps({"learner": learner.name, "file": learner.path.name, "problem": learner.problem,
-                       "passed": learner.passed, "total": len(learner.results),
+                       "passed": learner.passed, "total": learner.total,
                        "exercises": [{**asdict(r), "output": shown_output(r), "diff": diff(r)}
                                      for r in learner.results]}, ensure_ascii=False, indent=1)
 
 
 def columns(class_: list[Learner]) -> list[str]:
     """Exercise ids in the order they first appear in the class."""
-    return list(dict.fromkeys(r.id for learner in class_ for r in learner.results))
+    return list(dict.fromkeys(r.id for learner in class_ for r in learner.results if r.scored))
 
 
 def write(class_: list[Learner], out: Path) -> dict[str, Path]:
@@ -105,15 +111,30 @@ def write(class_: list[Learner], out: Path) -> dict[str, Path]:
         table = csv.writer(f)
         table.writerow(["learner", "file", *ids, "passed", "total", "note"])
         for learner in class_:
-            marks = {r.id: int(r.passed) for r in learner.results}
+            marks = {r.id: int(r.passed) for r in learner.results if r.scored}
             table.writerow([learner.name, learner.path.name, *(marks.get(i, "") for i in ids), learner.passed,
-                            len(learner.results), learner.problem])
+                            learner.total, learner.problem])
     return written
+
+
+def stale(out: Path, class_: list[Learner]) -> list[str]:
+    """Learners with a report in `out` from an earlier run who are not in this class (kept: the mentor's files)."""
+    taken: set[str] = {"class"}
+    now = {file_stem(learner, taken) for learner in class_}
+    found = []
+    for path in sorted(out.glob("*.json")) if out.is_dir() else []:
+        try:
+            shape = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(shape, dict) and {"learner", "exercises"} <= set(shape) and path.stem not in now:
+            found.append(path.stem)
+    return found
 
 
 def summary_line(learner: Learner) -> str:
     if learner.problem:
         return f"  {learner.name}: {learner.problem}"
-    marks = " ".join(("✅ " if r.passed else "❌ ") + r.id + (" ⚠ read the code" if r.review else "")
-                     for r in learner.results)
-    return f"  {learner.name}: {learner.passed}/{len(learner.results)}  {marks}"
+    marks = " ".join(("✅ " if r.passed else "❌ " if r.scored else "? ") + r.id
+                     + (" ⚠ read the code" if r.review else "") for r in learner.results)
+    return f"  {learner.name}: {learner.passed}/{learner.total}  {marks}"

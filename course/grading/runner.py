@@ -20,8 +20,13 @@ from course.grading.sandbox import ROOT, Sandbox
 
 SOLUTIONS = ROOT / "solutions"
 # Names a cell has no business touching; the verdict stands, but the report asks the mentor to look.
+# Frames, file descriptors, signals and code built at run time are how a cell reaches the grader's own
+# process (where the verdict is written); no reference solution uses any of them.
 SUSPICIOUS = re.compile(r"REGISTRY|run_check|check_source|course\.exercises|course\.grading|_getframe|ctypes|"
-                        r"gc\.get_objects|sys\.modules|__code__|builtins|os\._exit|/proc/|\benviron\b|getenv")
+                        r"gc\.get_objects|sys\.modules|__code__|builtins|os\._exit|/proc/|\benviron\b|getenv|"
+                        r"currentframe|\bf_back\b|\bf_locals\b|\bf_globals\b|\btb_frame\b|\bstack\(\)|"
+                        r"\bos\.(?:kill|killpg|write|dup2?|fdopen|fork)\b|/dev/fd|\bsignal\b|\bnonce\b|"
+                        r"\b(?:exec|eval|compile|__import__)\(|importlib|\bgetattr\(")
 
 
 @dataclass
@@ -35,6 +40,7 @@ class Result:
     output: str = ""
     output_lines: int = 0
     review: str = ""  # why a mentor should read this code by hand
+    scored: bool = True  # False: a cell whose id is not one of the lesson's (shown, never a column or a point)
 
 
 @dataclass
@@ -46,7 +52,12 @@ class Learner:
 
     @property
     def passed(self) -> int:
-        return sum(r.passed for r in self.results)
+        return sum(r.passed for r in self.results if r.scored)
+
+    @property
+    def total(self) -> int:
+        """The lesson's exercises (a mistyped id in a cell adds none)."""
+        return sum(r.scored for r in self.results)
 
 
 def starters() -> dict[str, str]:
@@ -83,8 +94,10 @@ def expected_ids(path: Path, nb, cells: dict[str, str], starter: dict[str, str])
     text = "\n".join(c.get("source", "") for c in nb.cells)
     ids = set(cells) | set(re.findall(r'check\(["\'](l\d+-[a-z0-9-]+)["\']\)', text))
     lessons = {REGISTRY[i].lesson for i in ids if i in REGISTRY}
+    # The course's file name (`07_model_adapters.ipynb`) says the lesson only when the cells do not:
+    # a mentor's numbering of learners ("03_anna.ipynb" holding lesson 4) must not add lesson 3.
     number = re.match(r"0?(\d+)_", path.name)
-    if number:
+    if number and not lessons:
         lessons.add(int(number.group(1)))
     wanted = [i for i in starter if i in REGISTRY and REGISTRY[i].lesson in lessons]
     wanted += sorted(i for i, ex in REGISTRY.items() if ex.lesson in lessons and i not in wanted)
@@ -122,8 +135,10 @@ def outcome(id: str, run: dict, sandbox: Sandbox) -> tuple[bool, str]:
     """The verdict of one sandboxed run, in words."""
     limits = sandbox.limits
     if run.get("tampered"):
-        return False, ("the code changed the grader's files or the course while it was checked ("
-                       + ", ".join(run["tampered"][:5]) + "): no pass; the files were restored.")
+        restored = any(name.startswith("repo course/") for name in run["tampered"])
+        return False, ("the code changed the grader or the course while it was checked ("
+                       + ", ".join(run["tampered"][:5]) + "): no pass"
+                       + ("; the repo's course files were put back." if restored else "."))
     if run.get("timed_out"):
         return False, f"no verdict after {limits.wall_seconds:g} s: the code probably loops forever."
     verdict = run.get("verdict")
@@ -149,8 +164,10 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
         learner = Learner("reference solutions" if solutions else path.stem, path)
         class_.append(learner)
         if solutions:
-            cells = {i: (SOLUTIONS / f"{i}.py").read_text(encoding="utf-8") for i in starter if i in REGISTRY}
-            ids = list(cells)
+            # A lesson being written may have its check before its solution: a row, not a traceback.
+            ids = [i for i in starter if i in REGISTRY]
+            cells = {i: (SOLUTIONS / f"{i}.py").read_text(encoding="utf-8") for i in ids
+                     if (SOLUTIONS / f"{i}.py").is_file()}
         else:
             nb, learner.problem = read(path)
             if nb is None:
@@ -163,14 +180,15 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
             result = Result(ex_id, False, "", cells.get(ex_id), starter.get(ex_id, ""))
             learner.results.append(result)
             if result.code is None:
-                result.message = (f"no cell starting with `# EXERCISE {ex_id}` in the notebook (deleted, or its "
+                result.message = (f"no reference solution: solutions/{ex_id}.py is missing." if solutions else
+                                  f"no cell starting with `# EXERCISE {ex_id}` in the notebook (deleted, or its "
                                   "first line changed?).")
             else:
                 work.append((learner, result))
         for ex_id in cells:
             if ex_id not in ids:
                 learner.results.append(Result(ex_id, False, f"unknown exercise id; this lesson's ids: "
-                                                            f"{', '.join(ids)}.", cells[ex_id]))
+                                                            f"{', '.join(ids)}.", cells[ex_id], scored=False))
 
     waiting = {id(learner): sum(1 for owner, _ in work if owner is learner) for learner in class_}
 

@@ -19,12 +19,14 @@ import compileall
 import hashlib
 import json
 import os
+import py_compile
 import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -75,12 +77,12 @@ def choose_mode(mode: str) -> str:
     return mode
 
 
-def fingerprint(folder: Path) -> dict[str, str]:
-    """{relative path: sha256} of the files under folder (caches excluded)."""
+def fingerprint(folder: Path, caches: bool = False) -> dict[str, str]:
+    """{relative path: sha256} of the files under folder (compiled caches only if `caches`)."""
     found = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            found[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+        if path.is_file() and (caches or "__pycache__" not in path.parts):
+            found[path.relative_to(folder).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
 
 
@@ -101,9 +103,22 @@ class Sandbox:
         for name in COPIED:
             shutil.copytree(ROOT / name, self.pristine / name, ignore=shutil.ignore_patterns("__pycache__"))
         # Compiled once here, so that each run does not compile the course again (runs copy or mount this).
-        compileall.compile_dir(self.pristine / "course", quiet=1, workers=1)
-        self.manifest = fingerprint(self.pristine)
-        self.repo_course = fingerprint(ROOT / "course")
+        # Checked-hash caches: valid in a copy whatever its files' times, so no run writes one.
+        compileall.compile_dir(self.pristine / "course", quiet=1, workers=1,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+        # The process sandbox's learner code runs with the mentor's account and could rewrite self.pristine
+        # (a planted .pyc would forge every later verdict): each run's copy, and what is put back into the
+        # repo, come from these bytes in memory, and the caches are verified as well as the sources.
+        self.snapshot = {rel: (self.pristine / rel).read_bytes() for rel in fingerprint(self.pristine, caches=True)}
+        self.manifest = {rel: hashlib.sha256(data).hexdigest() for rel, data in self.snapshot.items()}
+        self.repo_course = fingerprint(ROOT / "course", caches=True)
+        if self.mode == "process":  # only bubblewrap mounts it (read-only); here it would be a target
+            shutil.rmtree(self.pristine)
+        # With -j N, a change to the repo's course/ is seen by whichever run ends first, not by the one that
+        # made it: every run that overlapped such a finding runs again alone, where the finding is its own.
+        self.state, self.solo_turn = threading.Condition(), threading.Lock()
+        self.active = self.starts = self.findings = 0
+        self.solo = False
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
@@ -116,12 +131,41 @@ class Sandbox:
 
     def run(self, job: dict) -> dict:
         """Run the supervisor (course/grading/supervisor.py) on a job; its result, plus what the sandbox saw."""
+        with self.state:
+            self.state.wait_for(lambda: not self.solo)
+            self.active += 1
+            self.starts += 1
+            alone, starts, findings = self.active == 1, self.starts, self.findings
+        try:
+            result = self.run_once(job)
+        finally:
+            with self.state:
+                self.active -= 1
+                alone = alone and self.starts == starts
+                ambiguous = self.findings != findings and not alone
+                self.state.notify_all()
+        if not ambiguous:
+            return result
+        with self.solo_turn:
+            with self.state:
+                self.solo = True
+                self.state.wait_for(lambda: self.active == 0)
+            try:
+                return self.run_once(job)
+            finally:
+                with self.state:
+                    self.solo = False
+                    self.state.notify_all()
+
+    def run_once(self, job: dict) -> dict:
         private = Path(tempfile.mkdtemp(prefix="run-", dir=self.base))
         home = private / "home"
         home.mkdir()
         if self.mode == "process":  # a copy per run: what one learner writes there, no later run sees
-            shutil.copytree(self.pristine, private / "course-copy")
             course = private / "course-copy"
+            for rel, data in self.snapshot.items():
+                (course / rel).parent.mkdir(parents=True, exist_ok=True)
+                (course / rel).write_bytes(data)
         else:
             course = self.pristine
         mark = secrets.token_hex(8)
@@ -132,7 +176,10 @@ class Sandbox:
             command = self.bwrap(private) + command
         env = learner_env(home, course, mark)
         result = self.supervise(command, env, home, job)
-        result["tampered"] = result.get("tampered") or self.verify(course)
+        result["tampered"] = [*(result.get("tampered") or []), *self.verify(course)]  # verify always: it restores
+        if any(name.startswith("repo course/") for name in result["tampered"]):
+            with self.state:
+                self.findings += 1
         shutil.rmtree(private, ignore_errors=True)
         return result
 
@@ -160,18 +207,24 @@ class Sandbox:
 
     def verify(self, course: Path) -> list[str]:
         """What changed in the course the checks loaded, or in the repo's course/ (undone here)."""
-        changed = sorted(set(fingerprint(course).items()) ^ set(self.manifest.items()))
+        changed = sorted(set(fingerprint(course, caches=True).items()) ^ set(self.manifest.items()))
         repo = ROOT / "course"
-        now = fingerprint(repo)
+        now = fingerprint(repo, caches=True)
         if now != self.repo_course:
             for rel in set(now) | set(self.repo_course):
-                if now.get(rel) != self.repo_course.get(rel):
-                    changed.append(("repo course/" + rel, ""))
-                    source = self.pristine / "course" / rel
-                    if source.exists():
-                        shutil.copy2(source, repo / rel)
-                    elif (repo / rel).exists():
-                        (repo / rel).unlink()
+                if now.get(rel) == self.repo_course.get(rel):
+                    continue
+                if "__pycache__" in rel.split("/"):
+                    # A cache: the grader's own imports may write one, so it voids nothing; deleted, it is
+                    # compiled again from the source, so a planted one never runs.
+                    (repo / rel).unlink(missing_ok=True)
+                    continue
+                changed.append(("repo course/" + rel, ""))
+                original = self.snapshot.get("course/" + rel)
+                if original is not None:
+                    (repo / rel).write_bytes(original)
+                elif (repo / rel).exists():
+                    (repo / rel).unlink()
         return sorted({name for name, _ in changed})
 
     def bwrap(self, private: Path) -> list[str]:

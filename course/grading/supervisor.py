@@ -127,14 +127,18 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             timed_out, answer = True, b""
         end_descendants(worker)
-    verdict = None
+    verdicts = []
     for line in answer.decode("utf-8", "replace").splitlines():
         try:
             candidate = json.loads(line)
         except ValueError:
             continue
         if isinstance(candidate, dict) and candidate.get("nonce") == job["nonce"]:
-            verdict = candidate
+            verdicts.append(candidate)
+    # The worker writes one verdict and exits 0 at once (os._exit). A second verdict, or one followed by
+    # a kill or another exit code, means the learner's code wrote on the channel itself: void.
+    forged = len(verdicts) > 1 or (verdicts and worker.returncode != 0 and not timed_out)
     text, lines = head(output, limits["output_chars"])
-    print(json.dumps({"nonce": job["nonce"], "verdict": verdict, "timed_out": timed_out,
-                      "exit": worker.returncode, "output": text, "output_lines": lines}))
+    print(json.dumps({"nonce": job["nonce"], "verdict": None if forged else (verdicts or [None])[0],
+                      "tampered": ["the verdict channel: a verdict the grader did not write"] if forged else [],
+                      "timed_out": timed_out, "exit": worker.returncode, "output": text, "output_lines": lines}))
