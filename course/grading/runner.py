@@ -21,12 +21,13 @@ from course.grading.sandbox import ROOT, Sandbox
 SOLUTIONS = ROOT / "solutions"
 # Names a cell has no business touching; the verdict stands, but the report asks the mentor to look.
 # Frames, file descriptors, signals and code built at run time are how a cell reaches the grader's own
-# process (where the verdict is written); no reference solution uses any of them.
+# process (where the verdict is written); no reference solution uses any of them. (Not getattr: honest
+# code uses it, e.g. to read an approver's optional name.)
 SUSPICIOUS = re.compile(r"REGISTRY|run_check|check_source|course\.exercises|course\.grading|_getframe|ctypes|"
                         r"gc\.get_objects|sys\.modules|__code__|builtins|os\._exit|/proc/|\benviron\b|getenv|"
                         r"currentframe|\bf_back\b|\bf_locals\b|\bf_globals\b|\btb_frame\b|\bstack\(\)|"
                         r"\bos\.(?:kill|killpg|write|dup2?|fdopen|fork)\b|/dev/fd|\bsignal\b|\bnonce\b|"
-                        r"\b(?:exec|eval|compile|__import__)\(|importlib|\bgetattr\(")
+                        r"\b(?:exec|eval|compile|__import__)\(|importlib")
 
 
 @dataclass

@@ -33,11 +33,13 @@ from pathlib import Path
 
 from course import offline
 from course.errors import SandboxError
+from course.paths import WORK
 
 ROOT = Path(__file__).resolve().parents[2]
 # Only these reach the learner's code, whatever command started the grader; keys and tokens never do.
 ALLOWED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "TERM")
 FIXED_ENV = {**offline.SCRIPTED, **offline.LOCAL_MODELS, "PYTHONIOENCODING": "utf-8", "MPLBACKEND": "Agg"}
+KEPT = WORK / "grading" / "changed-during-grading"  # what undo_repo_changes moved aside
 COPIED = ("course", "data")  # what the checks need; solutions/ and notebooks/ stay out of reach
 MARK = "COURSE_GRADING_SANDBOX"  # names the sandbox a stray process belongs to (the sweep looks for it)
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from course.grading.{0} import main; main()"
@@ -208,24 +210,37 @@ class Sandbox:
     def verify(self, course: Path) -> list[str]:
         """What changed in the course the checks loaded, or in the repo's course/ (undone here)."""
         changed = sorted(set(fingerprint(course, caches=True).items()) ^ set(self.manifest.items()))
+        names = {name for name, _ in changed}
+        if self.mode == "process":  # bubblewrap does not mount the repo: a change there is someone else's
+            names |= {"repo course/" + rel for rel in self.undo_repo_changes()}
+        return sorted(names)
+
+    def undo_repo_changes(self) -> list[str]:
+        """Put the repo's course/ back as grading found it. What was changed is moved aside, not deleted:
+        it may be a learner's attack, or a file someone edited while the class was graded."""
         repo = ROOT / "course"
         now = fingerprint(repo, caches=True)
-        if now != self.repo_course:
-            for rel in set(now) | set(self.repo_course):
-                if now.get(rel) == self.repo_course.get(rel):
-                    continue
-                if "__pycache__" in rel.split("/"):
-                    # A cache: the grader's own imports may write one, so it voids nothing; deleted, it is
-                    # compiled again from the source, so a planted one never runs.
-                    (repo / rel).unlink(missing_ok=True)
-                    continue
-                changed.append(("repo course/" + rel, ""))
-                original = self.snapshot.get("course/" + rel)
-                if original is not None:
-                    (repo / rel).write_bytes(original)
-                elif (repo / rel).exists():
-                    (repo / rel).unlink()
-        return sorted({name for name, _ in changed})
+        undone = []
+        for rel in sorted(set(now) | set(self.repo_course)) if now != self.repo_course else []:
+            if now.get(rel) == self.repo_course.get(rel):
+                continue
+            if "__pycache__" in rel.split("/"):
+                # A cache: the grader's own imports may write one, so it voids nothing; deleted, it is
+                # compiled again from the source, so a planted one never runs.
+                (repo / rel).unlink(missing_ok=True)
+                continue
+            undone.append(rel)
+            if (repo / rel).exists():
+                kept = KEPT / rel
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(repo / rel, kept)
+                print(f"grading: course/{rel} changed while grading ran; put back, the changed file is "
+                      f"kept as {kept}", file=sys.stderr)
+            original = self.snapshot.get("course/" + rel)
+            if original is not None:
+                (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+                (repo / rel).write_bytes(original)
+        return undone
 
     def bwrap(self, private: Path) -> list[str]:
         """Read-only system and Python, the pristine course read-only, the private folder writable; no network."""

@@ -139,6 +139,6 @@ def main() -> None:
     # a kill or another exit code, means the learner's code wrote on the channel itself: void.
     forged = len(verdicts) > 1 or (verdicts and worker.returncode != 0 and not timed_out)
     text, lines = head(output, limits["output_chars"])
-    print(json.dumps({"nonce": job["nonce"], "verdict": None if forged else (verdicts or [None])[0],
+    print(json.dumps({"nonce": job["nonce"], "verdict": None if forged or not verdicts else verdicts[0],
                       "tampered": ["the verdict channel: a verdict the grader did not write"] if forged else [],
                       "timed_out": timed_out, "exit": worker.returncode, "output": text, "output_lines": lines}))
