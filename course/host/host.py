@@ -27,14 +27,25 @@ import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import mcp.types as types
+from mcp import types
 
 from course.approval import NOT_OFFERED, Approver, guarded
 from course.arguments import parse_arguments
 from course.errors import BadArguments
 from course.host.connection import Connection
-from course.host.convert import MAX_RESULT_CHARS, SEPARATOR, Outcome, capped, exposed_names, is_read_only, \
-    needs_tasks, openai_name, result_text, to_openai_tool
+from course.host.context import ContextPrimitives
+from course.host.convert import (
+    MAX_RESULT_CHARS,
+    SEPARATOR,
+    Outcome,
+    capped,
+    exposed_names,
+    is_read_only,
+    needs_tasks,
+    openai_name,
+    result_text,
+    to_openai_tool,
+)
 from course.host.errors import ServerError
 from course.host.notes import renamed, stdout_noise
 from course.host.replies import call_failed, outcome_of, unavailable
@@ -56,7 +67,7 @@ class Offered:
         return is_read_only(self.tool)
 
 
-class McpHost:
+class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.py (lesson 8)
     """Holds one connection per server and executes the model's calls through them."""
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
