@@ -16,5 +16,5 @@ from course.host.host import McpHost, Offered
 from course.host.servers import Http, InMemory, Stdio, http, in_memory, stdio, stdio_command
 from course.processes import child_processes
 
-__all__ = ["Connection", "context_message", "Http", "InMemory", "McpHost", "Offered", "Outcome", "ServerError", "Stdio",
-           "child_processes", "http", "in_memory", "result_text", "stdio", "stdio_command", "to_openai_tool"]
+__all__ = ["Connection", "Http", "InMemory", "McpHost", "Offered", "Outcome", "ServerError", "Stdio",
+           "child_processes", "context_message", "http", "in_memory", "result_text", "stdio", "stdio_command", "to_openai_tool"]

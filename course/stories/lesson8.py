@@ -17,16 +17,11 @@ from __future__ import annotations
 import json
 import re
 
-from course.scripted import (
-    ToolCall,
-    call,
-    offered_tools,
-    raw_call,
-    tool_calls_since_user,
-)
+from course.scripted import ToolCall, call, last_user_text, offered_tools, raw_call, tool_calls_since_user
 
 ATTACHED = re.compile(r'<resource uri="([^"]+)">\n(.*?)\n</resource>', re.DOTALL)
 INSTRUCTION = re.compile(r"call (\w+) with (\{[^{}]*\})", re.IGNORECASE)
+URL = re.compile(r"https?://[^\s)]+")
 
 
 def attached(body: dict) -> list[tuple[str, str]]:
@@ -49,32 +44,40 @@ def desk(body: dict) -> str | ToolCall:
     if resources and not done:
         uri, text = resources[-1]
         return f"{first_sentences(text)} (source: {uri})"
-    if "read_section" in offered_tools(body) and not done and body.get("tool_choice") != "none":
+    tools_on = body.get("tool_choice") != "none" and not done
+    url = URL.search(last_user_text(body))
+    if url and "read_page" in offered_tools(body) and tools_on:
+        return call("read_page", url=url.group(0))
+    if "read_section" in offered_tools(body) and tools_on:
         return call("read_section", document="refunds", section="Time limits")
     return answer(done)
 
 
 def answer(done: list[tuple[str, dict, str]]) -> str:
     for name, _, result in done:
+        if name == "read_page" and not result.startswith("Error"):
+            data = json.loads(result)
+            return f"{first_sentences(data.get('text', ''), 1)} (source: {data.get('url')})"
         if name == "read_section":
             try:
                 data = json.loads(result)
             except json.JSONDecodeError:
                 return f"Sorry, I could not read the policy ({result[:120]})."
             return f"{first_sentences(data.get('text', ''))} (source: {data.get('cite_as')})"
-    notes = [f"{name}: {result[:160]}" for name, _, result in done if name != "read_section"]
+    notes = [f"{name}: {result[:160]}" for name, _, result in done]
     return "I could not find the policy. " + " ".join(notes)
 
 
 def gullible(body: dict) -> str | ToolCall:
-    """`desk`, plus obedience: the first instruction in anything it read that names an offered tool."""
+    """`desk`, plus obedience: the first instruction in anything it read, even for a tool it was not offered."""
     done = tool_calls_since_user(body)
     called = {name for name, _, _ in done}
     read = [result for _, _, result in done] + [text for _, text in attached(body)]
+    read += [t["function"].get("description") or "" for t in body.get("tools") or []]  # descriptions too
     for text in read:
         for tool, arguments in INSTRUCTION.findall(text.replace('\\"', '"')):
-            if tool in offered_tools(body) and tool not in called:
-                return raw_call(tool, arguments)
-    if any(name != "read_section" for name in called):  # it obeyed: report what happened, as a model would
+            if tool not in called:  # offered or not: it does what the text says
+                return raw_call(tool, arguments, hallucinated=tool not in offered_tools(body))
+    if called - {"read_section", "read_page"}:  # it obeyed: report what happened, as a model would
         return "Done. " + " ".join(f"{name}: {result[:200]}" for name, _, result in done)
     return desk(body)
