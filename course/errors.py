@@ -64,5 +64,55 @@ class ApprovalsExhausted(ApprovalFailed):
     """A scripted approver was asked more often than it has answers: the notebook or test is wrong."""
 
 
+class ApprovalInterrupted(ApprovalFailed):
+    """Someone pressed Interrupt (or Ctrl+C) while a prompt waited: nothing was run, and the run stops.
+
+    Not a `KeyboardInterrupt`: asyncio lets that escape the event loop, which would stop the kernel's.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows these lines instead of a traceback: the learner pressed Interrupt on purpose.
+        return [f"Interrupted: {self}"]
+
+
 class StoreError(CourseError):
     """The store file cannot be used as it is; the message says how to fix it (lesson 4)."""
+
+
+class ModelUnavailable(CourseError, RuntimeError):
+    """sentence-transformers or the model files cannot be loaded; the message says what to install."""
+
+
+# -- for the MCP host (lesson 6) ---------------------------------------------------------------------
+class ServerError(CourseError):
+    """A server could not be reached or stopped working. `str()` says what to check.
+
+    `problem` is the host's own sentence: the only part a model may read. `details` is what the
+    server said or wrote (its stderr, its error message): for the person running the host only,
+    since a traceback can carry a password.
+    """
+
+    def __init__(self, server: str, problem: str, check: str, details: str = ""):
+        super().__init__(f"{server}: {problem}{details}\n  Check: {check}")
+        self.server, self.problem, self.check, self.details = server, problem, check, details
+
+
+class CallTimedOut(ServerError):
+    """A tool call got no answer in time; the connection is still fine (the call may still be running)."""
+
+
+class CallRejected(ServerError):
+    """The server refused a call's arguments (JSON-RPC -32602): nothing ran; fixed arguments may work."""
+
+
+# -- for learners and mentors: exercises and grading -------------------------------------------------
+class NotYet(CourseError):
+    """Raised by a check: the solution is not there yet. The message is the hint."""
+
+
+class DuplicateExercise(CourseError, ValueError):
+    """Two different checks registered under one exercise id (ids are grade ids: they must be unique)."""
+
+
+class SandboxError(CourseError, RuntimeError):
+    """The sandbox asked for cannot run here (e.g. `--sandbox bwrap` without bubblewrap)."""

@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from course.errors import RuleError
+from course.show import printable
 
 Risk = Literal["read", "write"]
 Decision = Literal["allow", "deny", "ask"]
@@ -172,7 +173,7 @@ class DecisionLog:
     def rows(self) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
         settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
-        return [{"#": i, "tool": e.tool, "arguments": _short(e.arguments), "decision": e.decision,
+        return [{"#": i, "tool": printable(e.tool), "arguments": _short(e.arguments), "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
                  **({"outcome": e.outcome or "-"} if settled else {}),
                  "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
@@ -185,5 +186,5 @@ class DecisionLog:
 
 
 def _short(arguments: dict, width: int = 60) -> str:
-    text = json.dumps(arguments, ensure_ascii=False)
+    text = printable(json.dumps(arguments, ensure_ascii=False))  # a model wrote them: nothing may redraw the line
     return text if len(text) <= width else text[:width - 1] + "…"

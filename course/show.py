@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import unicodedata
 from typing import Any
 
 from course.paths import ROOT
@@ -17,6 +18,22 @@ def source(obj: Any) -> None:
     where = path.replace(str(ROOT) + "/", "") if path else "?"
     code = inspect.getsource(obj).rstrip()
     display(Markdown(f"`{where}` · `{obj.__qualname__}`\n```python\n{code}\n```"))
+
+
+def printable(text: str) -> str:
+    """`text` with every control and formatting character written as an escape (`\\x1b`, `\\u202e`).
+
+    For text a model or a server wrote that a human reads: a carriage return, an ANSI escape or
+    a right-to-left override could otherwise redraw the line and fake what it says.
+    """
+    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in str(text))
+
+
+def _escape(ch: str) -> str:
+    if unicodedata.category(ch) == "Zs":  # an odd space (no-break, em): shown as a plain one
+        return " "
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def as_json(data: Any) -> None:

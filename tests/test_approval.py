@@ -3,6 +3,7 @@
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,19 @@ from pathlib import Path
 import IPython.display
 import pytest
 
-from course.approval import (ApprovalFailed, ApprovalRequest, ApprovalsExhausted, ApprovalTimeout, AutoApprover,
-                             ScriptedApprover, TerminalApprover, WidgetApprover, choose_approver, guarded)
+from course.approval import (
+    ApprovalFailed,
+    ApprovalInterrupted,
+    ApprovalRequest,
+    ApprovalsExhausted,
+    ApprovalTimeout,
+    AutoApprover,
+    ScriptedApprover,
+    TerminalApprover,
+    WidgetApprover,
+    choose_approver,
+    guarded,
+)
 from course.permissions import DecisionLog, Policy
 from course.orders import get_order_status
 from course.store import ShopStore
@@ -36,6 +48,33 @@ def make(toolbox, approver, **policy_options):
     log = DecisionLog()
     policy = Policy.for_tools(toolbox.tools.values(), **policy_options)
     return guarded(toolbox.execute, policy=policy, approver=approver, log=log), log
+
+
+class Screen(list):
+    """What `IPython.display.display` was given (in order), and what each display was updated to."""
+
+    def __init__(self):
+        super().__init__()
+        self.now: dict[int, object] = {}
+
+    def __call__(self, obj, *, display_id=None, raw=False):
+        self.append(obj)
+        self.now[len(self) - 1] = obj
+        return Handle(self, len(self) - 1) if display_id else None
+
+
+class Handle:
+    def __init__(self, screen, index):
+        self.screen, self.index = screen, index
+
+    def update(self, obj, raw=False):
+        self.screen.now[self.index] = obj
+
+
+def screen(monkeypatch) -> Screen:
+    shown = Screen()
+    monkeypatch.setattr(IPython.display, "display", shown)
+    return shown
 
 
 def spy(toolbox):
@@ -68,8 +107,7 @@ async def test_rejected_action_never_reaches_the_tool(toolbox, store):
 
 
 async def test_a_timed_out_prompt_rejects_and_never_changes_the_store(toolbox, store, monkeypatch):
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    shown = screen(monkeypatch)
     store.load()
     before = store.path.read_bytes()
     run, log = make(toolbox, WidgetApprover(timeout=0.05))
@@ -77,14 +115,13 @@ async def test_a_timed_out_prompt_rejects_and_never_changes_the_store(toolbox, s
     assert "nobody approved this action in time" in reply and "do not retry without a new request" in reply
     assert store.path.read_bytes() == before and store.order("A1003")["status"] == "processing"
     assert [(e.decision, e.decided_by) for e in log] == [("timed out", "human (buttons)")]
-    text, buttons, status = shown[0].children
+    _text, buttons, status = shown[0].children
     assert all(b.disabled for b in buttons.children) and "timed out" in status.value
 
 
 @pytest.mark.parametrize("button, decision", [(0, "approved"), (1, "rejected")])
 async def test_the_widget_returns_the_clicked_answer_and_locks_its_buttons(monkeypatch, button, decision):
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    shown = screen(monkeypatch)
     approve = WidgetApprover(timeout=10)
     request = ApprovalRequest("issue_refund", {"order_id": "A1002", "amount": 32.5}, "write", "risk: write")
     task = asyncio.create_task(approve(request))
@@ -101,8 +138,7 @@ async def test_the_widget_returns_the_clicked_answer_and_locks_its_buttons(monke
 
 
 async def test_the_widget_escapes_what_the_model_wrote(monkeypatch):
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    shown = screen(monkeypatch)
     request = ApprovalRequest("create_ticket", {"message": "<img src=x onerror=alert(1)>"}, "write")
     with pytest.raises(ApprovalTimeout):
         await WidgetApprover(timeout=0.01)(request)
@@ -241,7 +277,7 @@ async def test_terminal_in_a_notebook_that_cannot_type_says_to_use_the_buttons(m
         raise StdinNotImplementedError("raw_input was called, but this frontend does not support input requests.")
 
     monkeypatch.setattr("builtins.input", no_keyboard)
-    monkeypatch.setattr("course.approval.in_kernel", lambda: True)
+    monkeypatch.setattr("course.approval.kernel.in_kernel", lambda: True)
     run, log = make(toolbox, TerminalApprover(timeout=1))
     with pytest.raises(ApprovalFailed, match="cannot read the keyboard .* Use COURSE_APPROVER=widget in JupyterLab"):
         await run("issue_refund", REFUND)
@@ -344,7 +380,7 @@ def test_the_approver_is_chosen_from_the_environment(monkeypatch, env, in_kernel
         monkeypatch.delenv(var, raising=False)
     for var, value in env.items():
         monkeypatch.setenv(var, value)
-    monkeypatch.setattr("course.approval.in_kernel", lambda: in_kernel)
+    monkeypatch.setattr("course.approval.kernel.in_kernel", lambda: in_kernel)
     monkeypatch.setattr("sys.stdin.isatty", lambda: tty, raising=False)
     assert type(choose_approver(scripted=[True], timeout=7)) is expected
 
@@ -486,3 +522,176 @@ def test_a_program_whose_terminal_question_timed_out_exits_without_waiting_for_e
         child.stdin.close()
     assert child.returncode == 0, err
     assert "nobody approved this action in time" in out
+
+
+# A key measured on a real terminal: it wipes the line and draws a harmless read call in its place.
+FAKE = "get_order_status(order_id='A1001') [read]. Approve? [y/N] "
+FORGED = {"order_id": "A1002", "amount": 999.0, f"\r\x1b[2K\rThe assistant wants to run {FAKE}\x1b[8m": 1}
+
+
+def shows_only_printable_text(text: str) -> bool:
+    return all(ch.isprintable() for ch in text)
+
+
+async def test_a_key_with_control_characters_cannot_redraw_the_terminal_question(monkeypatch):
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "n")
+    await TerminalApprover()(ApprovalRequest("issue_refund", FORGED, "write"))
+    prompt = asked[0].strip()
+    assert shows_only_printable_text(prompt), prompt
+    assert prompt.startswith("The assistant wants to run issue_refund(order_id='A1002', amount=999.0, \"\\r\\x1b[2K")
+    assert prompt.endswith("[write]. Approve? [y/N]")
+
+
+async def test_the_scripted_approver_and_the_log_show_forged_keys_escaped(toolbox, capsys):
+    run, log = make(toolbox, ScriptedApprover([False]))
+    await run("create_ticket\u202e", json.dumps(FORGED))  # an unknown name, right-to-left override included
+    log.show()
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\r" not in printed and "\u202e" not in printed
+    assert "\\x1b[2K" in printed and "create_ticket\\u202e" in printed
+
+
+async def test_the_widget_shows_forged_keys_escaped_and_as_html(monkeypatch):
+    shown = screen(monkeypatch)
+    forged = {**FORGED, "<b>note</b>": "<script>alert(1)</script>\u202e"}
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", forged, "write"))
+    for text in (shown[0].children[0].value, shown.now[0]["text/html"]):
+        assert "<script>" not in text and "<b>note" not in text and "&lt;script&gt;" in text
+    for text in (shown[0].children[0].value, shown.now[0]["text/html"], shown.now[0]["text/plain"], repr(shown[0])):
+        assert shows_only_printable_text(text) and "\\x1b[2K" in text and "\\u202e" in text
+
+
+async def wait_for_prompt(shown, task):
+    for _ in range(1000):
+        if shown or task.done():
+            break
+        await asyncio.sleep(0.005)
+    assert shown, f"no prompt was displayed ({task.exception() if task.done() else 'still waiting'})"
+
+
+async def test_interrupt_ends_a_waiting_prompt_at_once_with_a_one_line_message(monkeypatch, toolbox, store):
+    shown = screen(monkeypatch)
+    store.load()
+    before = store.path.read_bytes()
+    run, log = make(toolbox, WidgetApprover(timeout=600))
+    task = asyncio.create_task(run("cancel_order", CANCEL))
+    await wait_for_prompt(shown, task)
+    os.kill(os.getpid(), signal.SIGINT)  # what JupyterLab's Interrupt button sends the kernel
+    with pytest.raises(ApprovalInterrupted) as stopped:
+        await asyncio.wait_for(task, 10)
+    assert stopped.value._render_traceback_() == [
+        "Interrupted: the prompt for cancel_order was cancelled, so nothing was run."]
+    assert [e.decision for e in log] == ["interrupted"] and store.path.read_bytes() == before
+    _text, buttons, status = shown[0].children
+    assert all(b.disabled for b in buttons.children) and "interrupted" in status.value
+    assert "interrupted" in shown.now[0]["text/plain"]
+
+
+async def test_after_a_prompt_sigint_is_back_with_its_usual_handler(monkeypatch):
+    screen(monkeypatch)
+    usual = signal.getsignal(signal.SIGINT)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", {}, "write"))
+    assert signal.getsignal(signal.SIGINT) is usual
+
+
+async def test_a_prompt_nobody_answers_says_what_happened_and_how_to_ask_again(monkeypatch):
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", {"order_id": "A1002"}, "write"))
+    for text in (shown[0].children[2].value, shown.now[0]["text/html"], shown.now[0]["text/plain"]):
+        assert "timed out" in text and "counts as rejected" in text and "nothing was run" in text
+        assert "run this cell again" in text
+
+
+def test_a_prompt_nobody_sees_costs_a_minute_not_five(monkeypatch):
+    monkeypatch.setenv("COURSE_APPROVER", "widget")
+    assert choose_approver().timeout <= 60
+    assert WidgetApprover().timeout <= 60
+
+
+async def test_a_decided_prompt_leaves_text_that_reads_right_without_the_widget(monkeypatch):
+    shown = screen(monkeypatch)
+    approve = WidgetApprover(timeout=10)
+    task = asyncio.create_task(approve(ApprovalRequest("issue_refund", {"order_id": "A1002"}, "write")))
+    await wait_for_prompt(shown, task)
+    assert repr(shown[0]) == "Approval prompt: issue_refund(order_id='A1002') [write]"  # stored next to the widget
+    shown[0].children[1].children[0].click()
+    assert await asyncio.wait_for(task, 5) is True
+    final = shown.now[0]
+    assert "application/vnd.jupyter.widget-view+json" not in final  # reopened later: no "model not found"
+    assert final["text/plain"] == "Approval prompt: issue_refund(order_id='A1002') [write]. Decision: approved"
+    assert "Decision: <b>approved</b>" in final["text/html"]
+
+
+async def test_a_waiting_prompt_scrolls_itself_into_view_and_the_script_goes_afterwards(monkeypatch):
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(ApprovalRequest("issue_refund", {}, "write"))
+    marker = next(c for c in shown[0]._dom_classes if c.startswith("course-approval-"))
+    script = shown[1]["application/javascript"]
+    assert shown[1]["text/plain"] == "" and "scrollIntoView" in script and f'".{marker}"' in script
+    assert shown.now[1] == {"text/plain": ""}
+
+
+TERMINAL_PROGRAM = """\
+import asyncio
+from course.approval import TerminalApprover, guarded
+from course.permissions import DecisionLog, Policy
+
+log = DecisionLog()
+run = guarded(lambda name, arguments: "RAN " + name, policy=Policy({}), approver=TerminalApprover(timeout=5), log=log)
+
+async def main():
+    print(await run("issue_refund", "{}"))
+    print(await run("cancel_order", "{}"))
+
+try:
+    asyncio.run(main())
+except KeyboardInterrupt:
+    print("STOPPED")
+print("LOG", [e.decision for e in log])
+"""
+
+
+def test_on_a_real_terminal_enter_answers_and_ctrl_c_stops_the_run(tmp_path):
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a program whose stdin and stdout are a terminal
+        os.chdir(Path(__file__).parent.parent)
+        os.execv(sys.executable, [sys.executable, "-c", TERMINAL_PROGRAM])
+    seen = b""
+
+    def read_until(text: bytes, seconds: float = 30) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + seconds
+        while text not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:  # the child exited
+                    return
+
+    try:
+        read_until(b"Approve? [y/N]")
+        os.write(fd, b"y\r")
+        read_until(b"RAN issue_refund")
+        read_until(b"cancel_order() [write]. Approve? [y/N]")
+        os.write(fd, b"\x03")  # Ctrl+C
+        read_until(b"LOG")
+        read_until(b"]")
+    finally:
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):
+            read_until(b"never printed", 5)  # let it finish writing, then stop it if it hangs
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        os.close(fd)
+    text = seen.decode(errors="replace")
+    assert "RAN issue_refund" in text and "RAN cancel_order" not in text and "STOPPED" in text
+    assert "LOG ['approved', 'interrupted']" in text

@@ -190,10 +190,10 @@ class Lab:
                 os.kill(pid, signal.SIGKILL)
 
 
-def write_notebook(path: Path, store: Path) -> None:
+def write_notebook(path: Path, store: Path, cells: list | None = None) -> None:
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(SETUP.format(store=str(store))),
-                nbformat.v4.new_code_cell(ASK_TWICE), nbformat.v4.new_code_cell(REPORT)]
+    nb.cells = cells or [nbformat.v4.new_code_cell(SETUP.format(store=str(store))),
+                         nbformat.v4.new_code_cell(ASK_TWICE), nbformat.v4.new_code_cell(REPORT)]
     nb.metadata["kernelspec"] = {"name": "course", "display_name": "Python (course)", "language": "python"}
     nbformat.write(nb, path)
 
@@ -267,8 +267,172 @@ def test_approve_then_reject_in_jupyterlab_changes_the_store_only_for_the_approv
     assert lab.kernels and not [pid for pid in lab.kernels if alive(pid)], "a kernel outlived the test"
 
 
+def interrupt(page, until) -> None:
+    """Kernel > Interrupt Kernel until `until` shows: right after a reload the menu item may not act yet."""
+    from playwright.sync_api import TimeoutError as NotYet
+
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        page.get_by_role("menuitem", name="Kernel", exact=True).click(timeout=WAIT_MS)
+        page.locator('li[data-command="kernelmenu:interrupt"]').click()
+        try:
+            until.wait_for(state="visible", timeout=5_000)
+            return
+        except NotYet:
+            assert time.monotonic() < deadline, "Interrupt did not end the wait"
+
+
+def saved_with_prompt(path: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while "application/vnd.jupyter.widget-view+json" not in path.read_text():
+        assert time.monotonic() < deadline, "JupyterLab did not save the notebook with its prompt"
+        time.sleep(0.2)
+
+
 def dismiss_news(page) -> None:
     """JupyterLab may ask whether to fetch its news; the toast can cover buttons."""
     no = page.get_by_role("button", name="No", exact=True)
     if no.count():
         no.first.click()
+
+
+UNANSWERED = """\
+missed = await execute("issue_refund", '{"order_id": "A1001", "amount": 49, "reason": "Arrived broken."}')
+print("missed:", missed)
+"""
+
+INTERRUPTED = """\
+from course.approval import WidgetApprover
+
+patient = guarded(toolbox.execute, policy=Policy.for_tools(toolbox.tools.values()),
+                  approver=WidgetApprover(timeout=600), log=log)
+await patient("cancel_order", '{"order_id": "A1003", "reason": "Ordered twice."}')
+"""
+
+FILLER = "A long page, so that Run All leaves the view far below the prompts.\n\n" + "\n\n".join(
+    f"Line {i}." for i in range(40))
+
+
+def run_all_notebook(store: Path) -> list:
+    new, text = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
+    return [new(SETUP.format(store=str(store)).replace("timeout=120", "timeout=8")), new(UNANSWERED),
+            *[text(FILLER) for _ in range(3)], new(INTERRUPTED), *[text(FILLER) for _ in range(3)],
+            new('print("the end")')]
+
+
+@pytest.mark.browser
+def test_after_run_all_a_waiting_prompt_is_on_screen_a_missed_one_ends_soon_and_interrupt_ends_one(tmp_path):
+    chromium = require_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    root, home = tmp_path / "lab", tmp_path / "home"
+    root.mkdir()
+    store_path = tmp_path / "shop.json"
+    write_notebook(root / "run_all.ipynb", store_path, run_all_notebook(store_path))
+    lab = Lab(root, home)
+    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
+    lab.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch_persistent_context(
+                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS,
+                viewport={"width": 1200, "height": 700})
+            try:
+                page = browser.pages[0] if browser.pages else browser.new_page()
+                page.set_default_timeout(WAIT_MS)
+                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/run_all.ipynb"
+                          f"?reset&token={lab.token}")
+                expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
+                lab.kernels |= set(children(lab.process.pid))
+                dismiss_news(page)
+                page.get_by_role("menuitem", name="Run", exact=True).click()
+                page.locator('li[data-command="runmenu:run-all"]').click()
+
+                # The first prompt scrolls itself into view, although Run All jumped to the end.
+                approve = page.get_by_role("button", name="Approve", disabled=False)
+                expect(approve).to_be_in_viewport(timeout=WAIT_MS)
+                # Nobody answers: it ends after its short timeout, saying what happened and what to do.
+                expect(page.get_by_text("missed: issue_refund was not run: nobody approved")).to_be_visible(
+                    timeout=WAIT_MS)
+                expect(page.get_by_text("no decision within 8 s, so it counts as rejected; nothing was run. "
+                                        "To be asked again, run this cell again.").first).to_be_visible()
+
+                # The second prompt: Interrupt ends its wait at once, with one line and no traceback.
+                expect(approve).to_be_in_viewport(timeout=WAIT_MS)
+                page.get_by_role("menuitem", name="Kernel", exact=True).click()
+                page.locator('li[data-command="kernelmenu:interrupt"]').click()
+                expect(page.get_by_text("Interrupted: the prompt for cancel_order was cancelled, so nothing "
+                                        "was run.")).to_be_visible(timeout=WAIT_MS)
+                expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
+                assert page.get_by_text("CancelledError").count() == 0
+                assert page.get_by_text("Waiting for your decision").count() == 0
+                assert approve.count() == 0
+            finally:
+                browser.close()
+        store = ShopStore(store_path)
+        assert store.refunds() == [] and store.order("A1003")["status"] == "processing"
+    finally:
+        lab.stop()
+    assert lab.process.poll() is not None, "JupyterLab is still running"
+
+
+AFTER_RELOAD = """\\
+second = await execute("cancel_order", '{"order_id": "A1003", "reason": "Ordered twice."}')
+print("second:", second)
+"""
+
+
+@pytest.mark.browser
+def test_a_prompt_waiting_when_the_tab_reloads_can_still_be_answered_or_cancelled(tmp_path):
+    chromium = require_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    root, home = tmp_path / "lab", tmp_path / "home"
+    root.mkdir()
+    store_path = tmp_path / "shop.json"
+    new = nbformat.v4.new_code_cell
+    write_notebook(root / "reload.ipynb", store_path,
+                   [new(SETUP.format(store=str(store_path)).replace("timeout=120", "timeout=600")),
+                    new(UNANSWERED), new(AFTER_RELOAD)])
+    lab = Lab(root, home)
+    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
+    lab.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch_persistent_context(
+                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+            try:
+                page = browser.pages[0] if browser.pages else browser.new_page()
+                page.set_default_timeout(WAIT_MS)
+                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/reload.ipynb"
+                          f"?reset&token={lab.token}")
+                idle = page.get_by_role("button", name="Python (course) | Idle")
+                expect(idle).to_be_visible(timeout=WAIT_MS)
+                lab.kernels |= set(children(lab.process.pid))
+                dismiss_news(page)
+                page.get_by_role("menuitem", name="Run", exact=True).click()
+                page.locator('li[data-command="runmenu:run-all"]').click()
+                approve = page.get_by_role("button", name="Approve", disabled=False)
+                expect(approve).to_be_visible(timeout=WAIT_MS)
+
+                # Reloaded before any save: the buttons are gone, and Interrupt frees the kernel at once.
+                page.reload()
+                interrupt(page, until=idle)
+
+                # Saved while waiting (as JupyterLab's autosave does), then reloaded: the prompt answers.
+                page.locator(".jp-Notebook .jp-CodeCell").nth(2).locator(".jp-InputArea-prompt").click()
+                page.keyboard.press("Shift+Enter")
+                expect(approve).to_be_visible(timeout=WAIT_MS)
+                page.keyboard.press("Control+s")
+                saved_with_prompt(root / "reload.ipynb")
+                page.reload()
+                approve.click(timeout=WAIT_MS)
+                expect(page.get_by_text("approved", exact=True)).to_be_visible(timeout=WAIT_MS)
+                expect(idle).to_be_visible(timeout=WAIT_MS)
+            finally:
+                browser.close()
+        store = ShopStore(store_path)
+        assert store.refunds() == [] and store.order("A1003")["status"] == "cancelled"
+    finally:
+        lab.stop()
+    assert lab.process.poll() is not None, "JupyterLab is still running"

@@ -47,8 +47,8 @@ async def test_each_schema_problem_gets_its_own_line():
 
 
 async def test_a_control_character_in_an_unknown_key_is_refused_by_a_schema_that_forbids_extras():
-    from mcp.server import Server
     import mcp.types as types
+    from mcp.server import Server
 
     calls = []
     strict = types.Tool(name="issue_refund", input_schema={
@@ -238,3 +238,15 @@ async def test_parallel_calls_each_settle_their_own_log_entry():
     assert outcomes == {"23:00": ("rejected by the server", False), "09:00": ("ran", True)}
     assert replies[1] == "booked"
 
+
+
+def test_a_call_refused_as_too_large_tells_the_model_to_send_less_not_that_the_tool_is_unavailable():
+    from course.errors import CallRejected
+    from course.host.errors import Observed, explain
+    from course.host.replies import call_failed
+
+    error = explain(RuntimeError("413"), "shop", "http://127.0.0.1:8000/mcp", Observed(http_status=413),
+                    during="calling issue_refund")
+    reply = call_failed(error, "issue_refund", read_only=False)
+    assert isinstance(error, CallRejected) and "413" in reply and "It was not run" in reply
+    assert "not available right now" not in reply and "may or may not have run" not in reply

@@ -133,10 +133,18 @@ def test_a_damaged_cache_file_is_ignored_and_rebuilt(folder, tmp_path, capsys):
     assert "damaged embedding cache" in capsys.readouterr().err
 
 
-def test_indexing_shows_a_progress_bar_on_stderr(folder, tmp_path, capsys):
-    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingEmbedder())
+def test_indexing_more_than_one_batch_shows_a_progress_bar_on_stderr(folder, tmp_path, capsys):
+    from course.search.cache import embed_all
+
+    embedder = CountingEmbedder()
+    embed_all([f"text {i}" for i in range(20)], embedder, EmbeddingCache(tmp_path / "cache", embedder.name), batch=8)
     out = capsys.readouterr()
-    assert "Embedding sections" in out.err and "4/4" in out.err and out.out == ""
+    assert "Embedding sections" in out.err and "20/20" in out.err and out.out == ""
+
+
+def test_indexing_one_batch_shows_no_progress_bar(folder, tmp_path, capsys):
+    DocIndex(folder, cache_dir=tmp_path / "cache", embedder=CountingEmbedder())
+    assert "Embedding sections" not in capsys.readouterr().err
 
 
 def test_search_ranks_by_cosine_and_returns_hits_best_first(folder, tmp_path):

@@ -32,3 +32,10 @@ def test_ci_runs_make_test_and_the_readme_names_the_two_commands():
     assert "make test" in (ROOT / ".ci/run").read_text()
     readme = (ROOT / "README.md").read_text()
     assert readme.index("make lab") < readme.index("OPENAI_API_KEY") and "make test" in readme
+
+
+def test_every_tool_contributing_md_runs_from_the_venv_is_installed_by_setup():
+    declared = {re.split(r"[<>=!\[ ;]", spec, maxsplit=1)[0].lower()
+                for spec in PROJECT["dependencies"] + PROJECT["optional-dependencies"]["dev"]}
+    tools = set(re.findall(r"\.venv/bin/([\w-]+)", (ROOT / "CONTRIBUTING.md").read_text())) - {"python", "pip"}
+    assert tools and tools <= declared, f"CONTRIBUTING.md runs {sorted(tools - declared)}, which `make setup` does not install"

@@ -11,7 +11,8 @@ A check is a function registered with `@exercise`; its parameter names are the n
 it takes from the learner's namespace. It raises `NotYet("hint")` (or fails an
 `assert` with a message) when the solution is not there yet. Reference solutions live in
 `solutions/<id>.py`; `tests/test_exercises.py` proves each check passes on its solution
-and fails on the notebook's stub. Mentors grade learners' notebooks in a sandbox with `python -m course.grading` (course/grading/).
+and fails on the notebook's stub. Mentors grade learners' notebooks in a sandbox with
+`python -m course.grading` (course/grading/).
 """
 
 from __future__ import annotations
@@ -28,15 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from course.errors import DuplicateExercise, NotYet
+
 MARKER = "# EXERCISE "
-
-
-class NotYet(Exception):
-    """Raised by a check: the solution is not there yet. The message is the hint."""
-
-
-class DuplicateExercise(ValueError):
-    """Two different checks registered under one exercise id (ids are grade ids: they must be unique)."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 
 from course import offline
+from course.errors import SandboxError
 
 ROOT = Path(__file__).resolve().parents[2]
 # Only these reach the learner's code, whatever command started the grader; keys and tokens never do.
@@ -38,10 +39,6 @@ FIXED_ENV = {**offline.SCRIPTED, **offline.LOCAL_MODELS, "PYTHONIOENCODING": "ut
 COPIED = ("course", "data")  # what the checks need; solutions/ and notebooks/ stay out of reach
 MARK = "COURSE_GRADING_SANDBOX"  # names the sandbox a stray process belongs to (the sweep looks for it)
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from course.grading.{0} import main; main()"
-
-
-class SandboxError(RuntimeError):
-    """The sandbox asked for cannot run here (e.g. `--sandbox bwrap` without bubblewrap)."""
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,10 @@ for one client per server; `validation.py` for checking arguments against a tool
 for what you read; `convert.py` for tools and results; `context.py` for resources and prompts (lesson 8); `course.processes` for what is still running.
 """
 
+from course.errors import ServerError
 from course.host.connection import Connection
 from course.host.context import context_message
 from course.host.convert import Outcome, result_text, to_openai_tool
-from course.host.errors import ServerError
 from course.host.host import McpHost, Offered
 from course.host.servers import Http, InMemory, Stdio, http, in_memory, stdio, stdio_command
 from course.processes import child_processes

@@ -28,13 +28,13 @@ from typing import Any
 import httpx2
 import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
-from mcp.types import INVALID_PARAMS
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from course.host.errors import (CONNECTION_CLOSED, REQUEST_TIMEOUT, CallRejected, CallTimedOut, Observed, ServerError,
-                                explain, redact, sentence)
+from course.errors import CallRejected, CallTimedOut, ServerError
+from course.host.errors import CONNECTION_CLOSED, REQUEST_TIMEOUT, Observed, explain, redact, sentence
 from course.host.servers import Http, InMemory, ServerSpec, Stdio, check_spec
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from mcp import MCPError, types
 
 from course.host.connection import MAX_PAGES
-from course.host.errors import ServerError, redact, sentence
+from course.errors import ServerError
+from course.host.errors import redact, sentence
 
 if TYPE_CHECKING:
     from course.host.connection import Connection

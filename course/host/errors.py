@@ -17,26 +17,7 @@ import httpx2
 from mcp import MCPError
 from mcp.types import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT  # -32000, -32603, -32001
 
-
-class ServerError(Exception):
-    """A server could not be reached or stopped working. `str()` says what to check.
-
-    `problem` is the host's own sentence: the only part a model may read. `details` is what the
-    server said or wrote (its stderr, its error message): for the person running the host only,
-    since a traceback can carry a password.
-    """
-
-    def __init__(self, server: str, problem: str, check: str, details: str = ""):
-        super().__init__(f"{server}: {problem}{details}\n  Check: {check}")
-        self.server, self.problem, self.check, self.details = server, problem, check, details
-
-
-class CallTimedOut(ServerError):
-    """A tool call got no answer in time; the connection is still fine (the call may still be running)."""
-
-
-class CallRejected(ServerError):
-    """The server refused a call's arguments (JSON-RPC -32602): nothing ran; fixed arguments may work."""
+from course.errors import CallRejected, ServerError
 
 
 @dataclass
@@ -94,6 +75,9 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
         else:
             check = "the path: Streamable HTTP servers usually answer at /mcp, e.g. http://127.0.0.1:8000/mcp."
         return ServerError(server, f"there is no MCP endpoint at {where} (404 Not Found).", check)
+    if status == 413 and during != "connecting":  # turned away for its size before it ran
+        return CallRejected(server, "the server refused the call as too large (HTTP 413 Content Too Large).",
+                            "the server's request size limit; a tool that needs more data should read it itself.")
     if status == 421:
         return ServerError(server, "the server rejected the Host header (421): DNS-rebinding protection.",
                            "connect with the host name the server was started with (127.0.0.1 or localhost).")

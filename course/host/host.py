@@ -31,7 +31,7 @@ from mcp import types
 
 from course.approval import NOT_OFFERED, Approver, guarded
 from course.arguments import parse_arguments
-from course.errors import BadArguments
+from course.errors import BadArguments, ServerError
 from course.host.connection import Connection
 from course.host.context import ContextPrimitives
 from course.host.convert import (
@@ -46,7 +46,6 @@ from course.host.convert import (
     result_text,
     to_openai_tool,
 )
-from course.host.errors import ServerError
 from course.host.notes import renamed, stdout_noise
 from course.host.pinning import Pins, withheld_notes, withheld_reply
 from course.host.replies import call_failed, outcome_of, unavailable

@@ -6,7 +6,7 @@ wrote (its stderr, its error message) goes to the person running the host, never
 
 from __future__ import annotations
 
-from course.host.errors import CallRejected, CallTimedOut, ServerError
+from course.errors import CallRejected, CallTimedOut, ServerError
 
 
 def unavailable(error: ServerError) -> str:

@@ -80,7 +80,9 @@ def embed_all(texts: list[str], embedder: Embedder, cache: EmbeddingCache, batch
     missing = list(dict.fromkeys(k for k in keys if k not in cache.vectors))
     if missing:
         todo = dict(zip(keys, texts, strict=True))
-        with tqdm(total=len(missing), desc="Embedding sections", unit="section", file=sys.stderr) as bar:
+        # One batch is one step: a bar would jump from 0 to done (and a notebook would store it at 0).
+        with tqdm(total=len(missing), desc="Embedding sections", unit="section", file=sys.stderr,
+                  disable=len(missing) <= batch) as bar:
             for start in range(0, len(missing), batch):
                 chunk = missing[start:start + batch]
                 vectors = normalize(embedder.encode([todo[k] for k in chunk]))

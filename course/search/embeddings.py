@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from course.errors import ModelUnavailable
 from course.offline import MODEL_DIR_VARIABLE, use_local_models
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -28,10 +29,6 @@ class Embedder(Protocol):
     def name(self) -> str: ...  # part of the cache key: vectors of different models never mix
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
-
-
-class ModelUnavailable(RuntimeError):
-    """sentence-transformers or the model files cannot be loaded; the message says what to install."""
 
 
 _MODELS: dict[str, Any] = {}  # loaded models, one per folder, for the whole process
