@@ -34,6 +34,16 @@ async def served(server: Any, *, headers: dict[str, str] | None = None, **app_op
         yield client
 
 
+def mcp_client(web: httpx2.AsyncClient, token: str | None = None) -> Any:
+    """An SDK `Client` that reaches the app `web` serves, sending `Authorization: Bearer <token>` if given."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    http = httpx2.AsyncClient(transport=web._transport, base_url=BASE_URL, headers=headers)  # the same app
+    return Client(streamable_http_client(f"{BASE_URL}/mcp", http_client=http))
+
+
 def initialize(id: int = 1) -> dict:
     """The handshake era's first request (2025-11-25)."""
     return {"jsonrpc": "2.0", "id": id, "method": "initialize",
