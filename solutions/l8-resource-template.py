@@ -1,4 +1,8 @@
 # EXERCISE l8-resource-template
+from mcp import MCPError
+from mcp.types import INVALID_PARAMS
+
+
 def add_order_resources(server, orders):
     @server.resource("orders://{order_id}", mime_type="text/plain")
     def order(order_id: str) -> str:

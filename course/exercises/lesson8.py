@@ -182,8 +182,8 @@ def check_route_tenant(route):
         if tuple(got) != wanted:
             raise NotYet(f"route(tenants, <{wanted[0]}'s token>, {tool!r}) returned {got!r}; expected {wanted!r}: "
                          "(the tenant the token belongs to, the backend whose allowlist has the tool).")
-    refusals = [(by[b].token, only_a, f"{b} reached {only_a}, a tool only {a} may use: look in the allowlist of "
-                                       "the token's own tenant, not in every tenant's"),
+    refusals = [(by[b].token, only_a, (f"{b} reached {only_a}, a tool only {a} may use: look in the allowlist of "
+                                        "the token's own tenant, not in every tenant's")),
                 (by[a].token + "x", shared, "a token that belongs to nobody was routed: compare the whole token"),
                 (by[a].token[:-3], shared, "a token that belongs to nobody was routed: compare the whole token"),
                 ("", shared, "an empty token was routed"),
@@ -216,8 +216,8 @@ def check_injection_rule(customer_orders_only):
              ("get_order_record", {"order_id": other}, "deny",
               f"reading {other}, another customer's order, was not denied (the injected text can ask for a leak too)"),
              ("issue_refund", {"order_id": own, "amount": 10.0, "reason": "broken"}, None,
-              f"the customer's own refund ({own}) should be left to the other rules (return None), so that a "
-              "human still approves it"),
+              (f"the customer's own refund ({own}) should be left to the other rules (return None), so that a "
+               "human still approves it")),
              ("search_docs", {"query": "refund"}, None, "a call without an order_id should be left alone (None)")]
     for tool, arguments, wanted, hint in cases:
         try:
