@@ -154,6 +154,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
             pass
 
     def _warn_about_renames(self, before: dict[str, Offered]) -> None:
+        before = {k: o for k, o in before.items() if (o.server, o.tool.name) not in self.pins.changes}  # withheld
         for note in renamed(before, self.offered):
             print(note)
 
