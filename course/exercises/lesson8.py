@@ -18,28 +18,32 @@ GIVEN = """
 from course.backend import connect
 from course.stories.lesson8 import desk, gullible
 from course import show
+from course.servers import policy_resources
+import tempfile
+from pathlib import Path
 from course.host import McpHost, context_message, in_memory
 from course.servers.docs import build_server
 from course.agent import arun_agent
-from mcp import Client, MCPError
-from mcp.server.mcpserver import MCPServer
-from mcp.types import INVALID_PARAMS
 from course.host.trace import Trace, sequence_diagram
 from course.scripted import ScriptedModel
-from course.servers.local_http import ACCEPT, initialize, modern, modern_headers, served, summary, mcp_client
+from IPython.display import Markdown, display
+from course.servers.local_http import ACCEPT, initialize, mcp_client, modern, modern_headers, served, summary
 from course.servers import workspaces
 from course.servers.gateway import Backend, Gateway, Tenant
 from course.approval import ScriptedApprover
-from course.servers.attacks import poisoned_docs, weather_server, rug_pull_server, PoisonedWeb, EVIL_PAGE
-from course.host.guards import UntrustedInput
-from course.host.screening import flags, stdio_review
+from course.servers.attacks import EVIL_PAGE, PoisonedWeb, poisoned_docs, rug_pull_server, weather_server
 from course.store import ShopStore
-import json
+from course.host.guards import UntrustedInput
+from course.servers import webapi
+import os
 import sys
-import tempfile
-from pathlib import Path
-from course.host import stdio_command
 from course.errors import ServerError
+from course.host import stdio_command
+from course.host.screening import stdio_review
+import logging
+from mcp import MCPError
+from mcp.types import INVALID_PARAMS
+from course.exercises import check
 """
 
 
@@ -55,10 +59,10 @@ def check_resource_template(add_order_resources):
 
     rng = random.Random()
     orders = {}
-    for _ in range(3):
+    for i in range(3):
         oid = _id(rng)
-        orders[oid] = {"order_id": oid, "status": rng.choice(["shipped", "delivered", "processing"]),
-                       "total": round(rng.uniform(5, 300), 2)}
+        total = float(rng.randrange(5, 300)) if i == 0 else round(rng.uniform(5, 300), 2)  # 49.0 shows as 49.00
+        orders[oid] = {"order_id": oid, "status": rng.choice(["shipped", "delivered", "processing"]), "total": total}
     missing = _id(rng)
     while missing in orders:
         missing = _id(rng)
@@ -213,11 +217,11 @@ def check_injection_rule(customer_orders_only):
                      "(tool, arguments) -> 'allow' | 'deny' | 'ask' | None.")
     cases = [("issue_refund", {"order_id": other, "amount": 54.0, "reason": "goodwill"}, "deny",
               f"a refund for {other}, an order the customer never mentioned, was not denied"),
-             ("get_order_record", {"order_id": other}, "deny",
-              f"reading {other}, another customer's order, was not denied (the injected text can ask for a leak too)"),
              ("issue_refund", {"order_id": own, "amount": 10.0, "reason": "broken"}, None,
               (f"the customer's own refund ({own}) should be left to the other rules (return None), so that a "
                "human still approves it")),
+             ("get_order_record", {"order_id": other}, "deny",
+              f"reading {other}, another customer's order, was not denied (the injected text can ask for a leak too)"),
              ("search_docs", {"query": "refund"}, None, "a call without an order_id should be left alone (None)")]
     for tool, arguments, wanted, hint in cases:
         try:
