@@ -109,7 +109,7 @@ async def test_a_tool_that_changes_after_approval_is_withheld_until_a_human_acce
         note = host.describe("orders")
         host.accept_change("orders", "lookup")
         third = await host.execute("lookup", '{"order_id": "A1003"}')
-    assert first == "Order A1001 has shipped." and offered_after_change == set()
+    assert first == "Order A1001 has shipped." and offered_after_change == set() and third == "Order A1003 has shipped."
     assert second.startswith("Error: lookup changed since it was approved")
     assert "withheld: lookup (description, inputSchema, outputSchema changed since you allowed it)" in note
     assert calls == ["lookup v1 A1001", "lookup v2 A1003 card=-"]  # the changed tool ran only once accepted

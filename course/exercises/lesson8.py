@@ -271,4 +271,4 @@ def _injected_refund_runs(customer_orders_only, question: str) -> bool:
                 await arun_agent(llm, "scripted", question, tools=host.tools(), execute=host.execute)
 
         run_async(attack)
-        return bool(ShopStore(store).refunds(STOLEN_REFUND["order_id"]))
+        return bool(ShopStore(store).refunds(str(STOLEN_REFUND["order_id"])))

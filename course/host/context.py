@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp import MCPError, types
 
-from course.host.connection import MAX_PAGES
 from course.errors import ServerError
+from course.host.connection import MAX_PAGES
 from course.host.errors import redact, sentence
 
 if TYPE_CHECKING:
@@ -60,7 +60,8 @@ class ContextPrimitives:
 
     def _client(self, server: str) -> Any:
         if server not in self.connections:
-            raise KeyError(f"no server named {server!r} is connected (connected: {', '.join(self.connections) or 'none'}).")
+            connected = ", ".join(self.connections) or "none"
+            raise KeyError(f"no server named {server!r} is connected (connected: {connected}).")
         return self.connections[server]._usable()
 
     async def resources(self, server: str) -> list[types.Resource]:

@@ -78,7 +78,8 @@ def what_changed(before: dict, after: dict) -> str:
 def withheld_notes(pins: Pins, server: str) -> list[str]:
     """What the host says about a server's changed tools."""
     return [f"  withheld: {tool} ({change} since you allowed it). Read it (host.listed[{server!r}]), then "
-            f"host.accept_change({server!r}, {tool!r}) to offer it again." for tool, change in pins.withheld(server).items()]
+            f"host.accept_change({server!r}, {tool!r}) to offer it again."
+            for tool, change in pins.withheld(server).items()]
 
 
 def withheld_reply(pins: Pins, name: str) -> str:

@@ -52,10 +52,10 @@ def flags(tool: types.Tool, other_tools: Iterable[str] = ()) -> list[str]:
     named = sorted(name for name in set(other_tools) - {tool.name} if re.search(rf"\b{re.escape(name)}\b", text))
     if named:
         found.append(f"names other tools ({', '.join(named)})")
-    if SECRETS.search(text):
-        found.append(f"mentions secrets ({SECRETS.search(text).group(0)!r})")
-    if URL.search(text):
-        found.append(f"contains a URL ({URL.search(text).group(0)[:40]})")
+    if secret := SECRETS.search(text):
+        found.append(f"mentions secrets ({secret.group(0)!r})")
+    if url := URL.search(text):
+        found.append(f"contains a URL ({url.group(0)[:40]})")
     hidden = [c for c in text if unicodedata.category(c) in ("Cf", "Co") or c in "\u2028\u2029"]
     if hidden:
         found.append(f"contains {len(hidden)} invisible characters")

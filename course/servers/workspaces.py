@@ -1,4 +1,4 @@
-"""One shared server with a workspace per tenant: the workspace comes from the token, never from the arguments (lesson 8).
+"""One shared server, a workspace per tenant: the workspace comes from the token, never from an argument (lesson 8).
 
     server = build_server({token_a: "northwind", token_b: "globex"})   # over HTTP, with bearer tokens
     server = build_server(tenant="northwind")                           # a server of one tenant's own
@@ -51,8 +51,9 @@ class TenantTokens:
 def token_auth(tenants: dict[str, str]) -> dict[str, Any]:
     """`MCPServer` keyword arguments: every HTTP request needs one of these tenants' bearer tokens."""
     from mcp.server.auth.settings import AuthSettings
+    from pydantic import AnyHttpUrl
 
-    settings = AuthSettings(issuer_url="https://auth.invalid", resource_server_url=None, required_scopes=[],
+    settings = AuthSettings(issuer_url=AnyHttpUrl("https://auth.invalid"), resource_server_url=None, required_scopes=[],
                             validate_token_resource=False)
     return {"token_verifier": TenantTokens(tenants), "auth": settings}
 
@@ -65,7 +66,7 @@ def build_server(tenants: dict[str, str] | None = None, *, tenant: str | None = 
     spaces: dict[str, Workspace] = {}
     server = MCPServer(f"workspaces-{tenant}" if tenant else "workspaces", log_level="WARNING",
                        **(token_auth(tenants) if tenants else {}))
-    server.workspaces = spaces  # type: ignore[attr-defined] - for the lesson to look inside
+    server.workspaces = spaces  # type: ignore[attr-defined]  # for the lesson to look inside
 
     def mine() -> Workspace:
         token = get_access_token()
