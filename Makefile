@@ -12,7 +12,7 @@ TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 # `python -m MODULE` with the scripted model and no real model's key, whatever the shell has set (course/offline.py).
 OFFLINE := $(PY) -m course.offline
 
-.PHONY: setup lab test bench notebooks grade stub-api clean
+.PHONY: setup lab lint test bench notebooks grade stub-api clean
 
 setup: $(READY)
 
@@ -40,7 +40,13 @@ lab: setup
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
 		notebooks/01_tool_calling.ipynb
 
-test: setup $(MCP1)
+# The static gate, which `make test` runs first: ruff (style, imports, likely bugs) and mypy (types, on the package).
+# Settings in pyproject.toml ([tool.ruff], [tool.mypy]).
+lint: setup
+	$(VENV)/bin/ruff check course tests bench tools solutions conftest.py
+	$(VENV)/bin/mypy course
+
+test: lint $(MCP1)
 	$(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
 

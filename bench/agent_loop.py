@@ -12,8 +12,8 @@ import time
 
 from bench._figures import Figure, at_most
 from course.agent import Limits, arun_agent, run_agent
-from course.scripted import ScriptedModel, call
 from course.orders import shop_toolbox
+from course.scripted import ScriptedModel, call
 
 STEPS = 8
 REPEAT = 30

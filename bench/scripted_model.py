@@ -2,8 +2,8 @@
 
 from bench._figures import Figure, at_most
 from bench._timing import median_ms
-from course.scripted import ScriptedModel, call
 from course.orders import shop_toolbox
+from course.scripted import ScriptedModel, call
 
 MESSAGES = [{"role": "user", "content": "Where is my order A1001?"}]
 

@@ -7,5 +7,6 @@ and run it, so what you read is what runs.
 import sys
 
 # jsonschema (the MCP client checks tool results with it) would import rfc3987_syntax, which builds a
-# parser for about a second, only for the "iri" format that nothing here checks.
-sys.modules.setdefault("rfc3987_syntax", None)
+# parser for about a second, only for the "iri" format that nothing here checks. None in sys.modules makes
+# its import fail (as documented for the import system); typeshed's sys.modules type does not allow None.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

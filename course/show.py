@@ -51,7 +51,7 @@ def table(rows: list[dict], columns: list[str] | None = None) -> None:
     columns = columns or list(rows[0])
     cells = [[str(r.get(c, "")) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
     print("  ".join("-" * w for w in widths))
     for row in cells:
-        print("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())

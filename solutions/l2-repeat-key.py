@@ -1,6 +1,9 @@
 # EXERCISE l2-repeat-key
+import json
+
+
 def normalize(value):
-    """Strings lose case and surrounding spaces; dicts and lists are normalized inside."""
+    """Strings lose case and surrounding spaces; dicts and lists are normalized inside; the rest stays."""
     if isinstance(value, str):
         return value.strip().casefold()
     if isinstance(value, dict):

@@ -9,8 +9,8 @@ import openai
 import pytest
 
 from course.agent import Limits, Result, arun_agent, call_key, prompt_estimate, run_agent
-from course.scripted import Fail, ScriptedModel, Timeout, call, raw_call
 from course.orders import shop_toolbox
+from course.scripted import Fail, ScriptedModel, Timeout, call, raw_call
 from course.stories.lesson2 import latest_order, restless, stubborn, thorough
 
 TOOLBOX = shop_toolbox()

@@ -24,8 +24,8 @@ from course.approval import (
     choose_approver,
     guarded,
 )
-from course.permissions import DecisionLog, Policy
 from course.orders import get_order_status
+from course.permissions import DecisionLog, Policy
 from course.store import ShopStore
 from course.tools import Toolbox
 
@@ -287,7 +287,8 @@ async def test_terminal_in_a_notebook_that_cannot_type_says_to_use_the_buttons(m
 async def test_the_human_is_asked_about_checked_values_and_what_runs_is_what_they_saw(toolbox, store):
     approver = ScriptedApprover([True])
     run, log = make(toolbox, approver)
-    reply = json.loads(await run("issue_refund", '{"order_id": "A1002", "amount": "20", "reason": "Four mugs cracked."}'))
+    refund = '{"order_id": "A1002", "amount": "20", "reason": "Four mugs cracked."}'
+    reply = json.loads(await run("issue_refund", refund))
     request = approver.asked[0][0]
     assert request.arguments["amount"] == 20.0 and isinstance(request.arguments["amount"], float)
     assert "amount=20.0" in str(request) and reply["amount"] == 20.0 and store.refunded("A1002") == 20.0

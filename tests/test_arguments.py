@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from servers import shopfront
 
 from course.agent import arun_agent, run_agent
 from course.approval import AutoApprover, guarded
@@ -13,6 +12,7 @@ from course.host import McpHost, in_memory
 from course.orders import shop_toolbox
 from course.permissions import Policy
 from course.scripted import ScriptedModel, raw_call
+from servers import shopfront
 
 pytestmark = pytest.mark.anyio
 DEEP = '{"order_id": ' + "[" * 1000 + "]" * 1000 + "}"  # 2 kB that Python's json cannot parse

@@ -1,21 +1,17 @@
 """One switch for the model: scripted by default, a real or compatible server by environment."""
 
-import os
 import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-import sys
 from pathlib import Path
 
 import nbformat
 import openai
 import pytest
-from nbclient import NotebookClient
 
 from course import backend
-from course.scripted import ScriptedModel
 from course.orders import shop_toolbox
-from course.stories.lesson1 import order_status
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -395,7 +395,8 @@ def test_l5_budget_check_accepts_correct_solutions_written_differently(source):
             hits = await provider.search(query)
         except BaseException:
             spent -= 1
-            raise ToolError("The search failed. Try again later.")'''), "keep the reservation"),  # refund on any failure
+            raise ToolError("The search failed. Try again later.")'''),
+     "keep the reservation"),  # refund on any failure
     (budget(RESERVE + REQUEST.replace("spent -= 1\n", "")), "give its credit back"),  # no refund when never sent
     (budget('''
         async with lock:

@@ -127,7 +127,8 @@ def bwrap_or_skip() -> None:
         pytest.skip("bubblewrap is not installed here (`apt-get install bubblewrap`).")
 
 
-def assert_class_graded(tmp_path: Path, *options: str, hides_files: bool = True) -> tuple[subprocess.CompletedProcess, Path]:
+def assert_class_graded(tmp_path: Path, *options: str,
+                        hides_files: bool = True) -> tuple[subprocess.CompletedProcess, Path]:
     victim = tmp_path / "outside" / "keep me.txt"
     victim.parent.mkdir()
     victim.write_text("the mentor's file\n")

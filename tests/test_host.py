@@ -3,15 +3,15 @@
 import asyncio
 import time
 
+import mcp.types as types
 import pytest
-from servers import paginated, shopfront
+from mcp import Client
 
 from course.agent import Limits, arun_agent
 from course.approval import ScriptedApprover
 from course.host import Http, McpHost, ServerError, http, in_memory, result_text, to_openai_tool
 from course.scripted import ScriptedModel, call, raw_call
-from mcp import Client
-import mcp.types as types
+from servers import paginated, shopfront
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 SHOP_TOOLS = {"lookup", "refund", "fail", "slow"}

@@ -3,10 +3,10 @@
 import asyncio
 
 import pytest
-from servers import growing, shopfront, third_party
 
 from course.approval import ScriptedApprover
 from course.host import McpHost, in_memory
+from servers import growing, shopfront, third_party
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 

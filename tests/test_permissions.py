@@ -3,10 +3,10 @@
 import pytest
 from pydantic import BaseModel
 
-from course.permissions import DecisionLog, Policy, RuleError, risk_of, risks_of
-from course.tools import Tool, tool
 from course.orders import find_orders, get_order_status
+from course.permissions import DecisionLog, Policy, RuleError, risk_of, risks_of
 from course.store import ShopStore
+from course.tools import Tool, tool
 
 RISKS = {"get_order_status": "read", "issue_refund": "write", "cancel_order": "write"}
 REFUND = {"order_id": "A1001", "amount": 20.0, "reason": "Broken lid."}

@@ -4,7 +4,6 @@ The server is the scripted model served over HTTP with the lesson's own story, s
 notebook takes the `compatible` branch of `connect()`: no `backend.scripted`, real HTTP.
 """
 
-import os
 from pathlib import Path
 
 import nbformat

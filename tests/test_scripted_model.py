@@ -3,8 +3,8 @@
 import openai
 import pytest
 
-from course.scripted import Fail, ScriptedModel, ScriptExhausted, Timeout, call, raw_call
 from course.orders import shop_toolbox
+from course.scripted import Fail, ScriptedModel, ScriptExhausted, Timeout, call, raw_call
 
 TOOLS = shop_toolbox().definitions()
 USER = [{"role": "user", "content": "Where is A1001?"}]

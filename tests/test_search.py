@@ -420,46 +420,6 @@ def test_cache_entries_unused_for_a_month_are_dropped_at_the_next_save(folder, t
     assert len(EmbeddingCache(tmp_path / "cache", CountingEmbedder.name).vectors) == 4
 
 
-# -- the exercise checks reject wrong solutions (course/exercises/lesson3.py) ----------------------
-def verdict(exercise_id, code):
-    from course.exercises import run_check
-
-    namespace = {}
-    exec("from course.search import DocIndex, Hit\n" + code, namespace)
-    return run_check(exercise_id, namespace)
-
-
-@pytest.mark.parametrize("body, hint", [
-    ("return [h for h in index.search(query, k) if h.score >= 0.4]", "with min_score=0.9 expected"),
-    ("return [h for h in index.search(query, k) if h.score > min_score]", "equal to the minimum is kept"),
-    ("return [h for h in index.search(query, 5) if h.score >= min_score][:k]", "(k=4; you asked for 5)"),
-    ("return [h for h in index.search('refund', k) if h.score >= min_score]", "search for the query you were given"),
-    ("return (h for h in index.search(query, k) if h.score >= min_score)", "returns a generator, not a list"),
-    ("return [{'doc': h.doc} for h in index.search(query, k) if h.score >= min_score]", "found a dict"),
-    ("return sorted([h for h in index.search(query, k) if h.score >= min_score], key=lambda h: h.score)",
-     "best first"),
-])
-def test_the_min_score_check_rejects_wrong_solutions_with_a_hint_that_points_the_right_way(body, hint):
-    result = verdict("l3-min-score", f"def search_min_score(index, query, k=3, min_score=0.3):\n    {body}\n")
-    assert not result.passed and hint in result.message, result.message
-
-
-@pytest.mark.parametrize("body, hint", [
-    ("best = {}\n    for h in index.search(query, 4 * k):\n        best[h.doc] = h\n    return list(best.values())[:k]",
-     "best section of each document"),
-    ("best = {}\n    for h in index.search('money', 4 * k):\n        best.setdefault(h.doc, h)\n"
-     "    return list(best.values())[:k]", "search for the query you were given"),
-    ("best = {}\n    for h in index.search(query, k):\n        best.setdefault(h.doc, h)\n"
-     "    return list(best.values())",
-     "ask the index for more hits than k"),
-    ("best = {}\n    for h in index.search(query, 4 * k):\n        best.setdefault(h.doc, h)\n"
-     "    return sorted(best.values(), key=lambda h: h.doc)[:k]", "best first"),
-])
-def test_the_best_per_doc_check_rejects_wrong_solutions_with_a_hint_that_points_the_right_way(body, hint):
-    result = verdict("l3-best-per-doc", f"def best_sections(index, query, k=3):\n    {body}\n")
-    assert not result.passed and hint in result.message, result.message
-
-
 def test_an_embedder_that_returns_too_few_vectors_is_refused_with_a_clear_message(folder, tmp_path):
     class OneVector(CountingEmbedder):
         def encode(self, texts):

@@ -1,6 +1,7 @@
 """The set-up files agree with each other, so `make` and conda give the same environment."""
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -20,7 +21,8 @@ def test_the_lock_pins_every_declared_package_exactly():
     for spec in set(PROJECT["dependencies"]) | set(PROJECT["optional-dependencies"]["dev"]):
         name = re.split(r"[<>=!\[ ;]", spec, maxsplit=1)[0].lower().replace("_", "-")
         assert name in lock, f"{name} is not pinned in requirements.lock"
-    assert lock["torch"] == "2.13.0", "torch stays at 2.13.0: the CI machine has its CPU wheel; other versions pull a CUDA build"
+    assert lock["torch"] == "2.13.0", ("torch stays at 2.13.0: the CI machine has its CPU wheel; "
+                                       "other versions pull a CUDA build")
 
 
 def test_the_sdk_majors_are_the_ones_the_lessons_teach():
@@ -38,4 +40,15 @@ def test_every_tool_contributing_md_runs_from_the_venv_is_installed_by_setup():
     declared = {re.split(r"[<>=!\[ ;]", spec, maxsplit=1)[0].lower()
                 for spec in PROJECT["dependencies"] + PROJECT["optional-dependencies"]["dev"]}
     tools = set(re.findall(r"\.venv/bin/([\w-]+)", (ROOT / "CONTRIBUTING.md").read_text())) - {"python", "pip"}
-    assert tools and tools <= declared, f"CONTRIBUTING.md runs {sorted(tools - declared)}, which `make setup` does not install"
+    missing = sorted(tools - declared)
+    assert tools and not missing, f"CONTRIBUTING.md runs {missing}, which `make setup` does not install"
+
+
+def test_make_test_runs_the_static_gate_before_any_test():
+    planned = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    lines = planned.splitlines()
+    ruff = next(i for i, line in enumerate(lines) if "ruff check" in line)
+    mypy = next(i for i, line in enumerate(lines) if "mypy course" in line)
+    tests = next(i for i, line in enumerate(lines) if "pytest tests" in line)
+    assert ruff < tests and mypy < tests
+    assert all(name in lines[ruff] for name in ("course", "tests", "bench", "tools", "solutions"))

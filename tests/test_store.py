@@ -9,9 +9,9 @@ import threading
 import pytest
 
 from course import paths
+from course.errors import ToolFailure
 from course.orders import orders
 from course.store import ShopStore, StoreError, write_atomically
-from course.errors import ToolFailure
 from course.tools import Toolbox
 
 

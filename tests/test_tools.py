@@ -2,9 +2,9 @@
 
 import pytest
 
-from course.scripted import ScriptedModel, call, raw_call
-from course.orders import OrderLookup, get_order_status, shop_toolbox
 from course.errors import ToolFailure
+from course.orders import OrderLookup, get_order_status, shop_toolbox
+from course.scripted import ScriptedModel, call, raw_call
 from course.tools import Toolbox, tool
 
 
@@ -27,7 +27,8 @@ def test_a_valid_call_returns_json_text(toolbox):
 @pytest.mark.parametrize("name, arguments, expected", [
     ("get_order", "{}", "there is no tool named 'get_order'. Available tools: get_order_status, find_orders"),
     ("get_order_status", "{order_id: A1}", "are not a JSON object (not valid JSON: Expecting property name"),
-    ("get_order_status", "[1, 2]", "not a JSON object (got list), so nothing was run. Send one JSON object with the tool's parameters (order_id)"),
+    ("get_order_status", "[1, 2]",
+     "not a JSON object (got list), so nothing was run. Send one JSON object with the tool's parameters (order_id)"),
     ("get_order_status", '{"order_id": "1001"}', "order_id: String should match pattern"),
     ("get_order_status", "{}", "order_id: Field required"),
     ("get_order_status", '{"order_id": "A1001", "x": 1}', "x: Extra inputs are not permitted"),

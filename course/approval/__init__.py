@@ -36,18 +36,11 @@ from course.approval.guard import (
                                      guarded,
 )
 from course.approval.kernel import in_kernel, require_ipykernel_74
-from course.approval.request import (
-                                     DEFAULT_TIMEOUT,
-                                     ApprovalFailed,
-                                     ApprovalInterrupted,
-                                     ApprovalRequest,
-                                     ApprovalsExhausted,
-                                     ApprovalTimeout,
-                                     Approver,
-)
+from course.approval.request import DEFAULT_TIMEOUT, ApprovalRequest, Approver
 from course.approval.scripted import AutoApprover, ScriptedApprover
 from course.approval.terminal import TerminalApprover
 from course.approval.widget import WidgetApprover
+from course.errors import ApprovalFailed, ApprovalInterrupted, ApprovalsExhausted, ApprovalTimeout
 
 __all__ = ["APPROVERS", "DEFAULT_TIMEOUT", "DENIED", "NOT_OFFERED", "REJECTED", "TIMED_OUT",
            "ApprovalFailed", "ApprovalInterrupted", "ApprovalRequest", "ApprovalTimeout", "ApprovalsExhausted",

@@ -73,7 +73,7 @@ class Guarded:
         """The arguments as the tool will get them, or a message for the model saying what to fix."""
         params = self.params_of(name)
         try:
-            arguments = parse_arguments(name, arguments_json, schema=params and params.model_json_schema())
+            arguments = parse_arguments(name, arguments_json, schema=params.model_json_schema() if params else None)
         except BadArguments as e:
             self.log.record(name, {"raw": e.raw}, "denied", "unreadable arguments")
             return str(e)

@@ -6,7 +6,6 @@ import html
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from course.errors import ApprovalFailed, ApprovalInterrupted, ApprovalsExhausted, ApprovalTimeout
 from course.show import printable
 from course.tools import as_text
 

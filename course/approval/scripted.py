@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from course.approval.request import ApprovalRequest, ApprovalsExhausted
+from course.approval.request import ApprovalRequest
+from course.errors import ApprovalsExhausted
 
 
 @dataclass

@@ -10,7 +10,8 @@ import sys
 from dataclasses import dataclass
 
 from course.approval import kernel
-from course.approval.request import ApprovalRequest, ApprovalTimeout
+from course.approval.request import ApprovalRequest
+from course.errors import ApprovalTimeout
 
 
 @dataclass

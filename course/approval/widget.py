@@ -11,12 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from course.approval.kernel import interrupt_calls, require_ipykernel_74
-from course.approval.request import (
-    DEFAULT_TIMEOUT,
-    ApprovalInterrupted,
-    ApprovalRequest,
-    ApprovalTimeout,
-)
+from course.approval.request import DEFAULT_TIMEOUT, ApprovalRequest
+from course.errors import ApprovalInterrupted, ApprovalTimeout
 
 RETRY = "nothing was run. To be asked again, run this cell again."
 

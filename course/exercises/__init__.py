@@ -5,9 +5,23 @@ sandbox lives in `course.grading` (`python -m course.grading`, or this package's
 `python -m course.exercises`).
 """
 
-from course.exercises.registry import (MARKER, REGISTRY, DuplicateExercise, Exercise, NotYet, Verdict, check,
-                                       check_source, exercise, exercise_cells, judge, load_all, run_async,
-                                       run_cell, run_check)
+from course.exercises.registry import (
+    MARKER,
+    REGISTRY,
+    DuplicateExercise,
+    Exercise,
+    NotYet,
+    Verdict,
+    check,
+    check_source,
+    exercise,
+    exercise_cells,
+    judge,
+    load_all,
+    run_async,
+    run_cell,
+    run_check,
+)
 
 __all__ = ["MARKER", "REGISTRY", "DuplicateExercise", "Exercise", "NotYet", "Verdict", "check", "check_source",
            "exercise", "exercise_cells", "judge", "load_all", "run_async", "run_cell", "run_check"]

@@ -54,8 +54,8 @@ GIVEN_BAD_CALLS = GIVEN_ROUND_TRIP
 def check_tool_definition(tool_definition):
     from pydantic import Field
 
-    from course.scripted import ScriptedModel
     from course.orders import OrderLookup
+    from course.scripted import ScriptedModel
 
     rng = random.Random()
     cases = [("get_order_status", "Look up one order by its number.", OrderLookup)]
@@ -71,7 +71,8 @@ def check_tool_definition(tool_definition):
                          '"function": {...}}.')
         fn = d.get("function") if isinstance(d, dict) else None
         if not isinstance(fn, dict) or d.get("type") != "function":
-            raise NotYet(f'the definition should be a dict {{"type": "function", "function": {{...}}}}; got {d!r:.120}.')
+            raise NotYet('the definition should be a dict {"type": "function", "function": {...}}; '
+                         f'got {d!r:.120}.')
         if fn.get("parameters") is params:
             raise NotYet('"parameters" is the Pydantic class itself; the API wants its JSON schema: '
                          "params.model_json_schema().")

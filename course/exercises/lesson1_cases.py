@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Set
 from typing import Any
 
 from course.exercises import NotYet
@@ -17,7 +18,7 @@ VERBS = ["check", "find", "track", "book", "get", "list"]
 FIELDS = ["sku", "quantity", "postcode", "city", "size", "weight_kg"]  # no part of a tool name above
 
 
-def tool_name(rng: random.Random, taken: set[str] = frozenset()) -> str:
+def tool_name(rng: random.Random, taken: Set[str] = frozenset()) -> str:
     while (name := f"{rng.choice(VERBS)}_{rng.choice(WORDS)}") in taken:
         pass
     return name
@@ -79,8 +80,10 @@ def message_tools(rng: random.Random):
     value = rng.choice(["Köln", "blue", "A 2"])
     data = Tool(tool_name(rng), "A tool the check made up.", params,
                 lambda a: {"found": getattr(a, field), "count": getattr(a, other)})
-    text = Tool(tool_name(rng), "A tool that answers in text.", params, lambda a: f"Nothing for {getattr(a, field)} today.")
-    many = Tool(tool_name(rng), "A tool that answers with a list.", params, lambda a: [getattr(a, field)] * getattr(a, other))
+    text = Tool(tool_name(rng), "A tool that answers in text.", params,
+                lambda a: f"Nothing for {getattr(a, field)} today.")
+    many = Tool(tool_name(rng), "A tool that answers with a list.", params,
+                lambda a: [getattr(a, field)] * getattr(a, other))
     default = params.model_fields[other].default
     return [(data, {field: value}, {"found": value, "count": default}),
             (text, {field: value}, f"Nothing for {value} today."),

@@ -132,7 +132,7 @@ def check_constrained_tool(shipping):
         raise NotYet("shipping_cost only computes a price, it changes nothing: tell hosts so with "
                      "@shipping.tool(annotations=ToolAnnotations(read_only_hint=True)) (from mcp.types), "
                      "so they can call it without asking the user.")
-    for index, (result, (arguments, cost)) in enumerate(zip(results, good)):
+    for index, (result, (arguments, cost)) in enumerate(zip(results[:len(good)], good, strict=True)):
         which = "the example (2 kg to DE)" if index == 0 else "a weight you have not seen (not the example's)"
         if isinstance(result, Exception):
             raise NotYet(f"a valid call for {which} raised {type(result).__name__}. {PROTOCOL_ERROR}")
@@ -148,7 +148,7 @@ def check_constrained_tool(shipping):
             raise NotYet(f"the cost for {which} is wrong ({said}).{rounding}")
         if result.structured_content.get("country") != arguments["country"]:
             raise NotYet("the answer should repeat the country it was asked for: {'country': country, ...}.")
-    for result, (_, what) in zip(results[len(good):], bad):
+    for result, (_, what) in zip(results[len(good):], bad, strict=True):
         if isinstance(result, Exception) or not result.is_error:
             raise NotYet(f"{what} was accepted. The rule belongs in the signature, so the SDK rejects the call "
                          "before your function runs. A pattern matches anywhere in the text unless anchored: "
@@ -217,14 +217,14 @@ def check_advice(carriers, TRACKING):
         for number in extra:
             TRACKING.pop(number, None)
     require_tool(tools, "track", "carriers")
-    for (number, status), result in zip(known.items(), results):
+    for (number, status), result in zip(known.items(), results[:len(known)], strict=True):
         which = number if number not in extra else "a number that is in TRACKING but not in the example"
         if isinstance(result, Exception):
             raise NotYet(f"tracking {which} raised {type(result).__name__}: {result}. {PROTOCOL_ERROR}")
         if result.is_error or status not in text(result):
             raise NotYet(f"tracking {which} should still work and give its status; it gives: {text(result)[:200]}. "
                          "Look the number up in TRACKING rather than listing numbers.")
-    for number, result in zip(unknown, results[len(known):]):
+    for number, result in zip(unknown, results[len(known):], strict=True):
         which = number if number == "XYZ999" else "an unknown number other than XYZ999"
         if isinstance(result, Exception):
             raise NotYet(PROTOCOL_ERROR)
@@ -288,7 +288,7 @@ def check_trim(trim):
             when = "when the API sent fewer than n results" if len(raw["results"]) < n else "for another n"
             raise NotYet(f"{when} trim returned {len(results)} results instead of {len(expected)}: keep the "
                          "first n, or all of them when there are fewer (a slice [:n] does both).")
-        for mine, right in zip(results, expected):
+        for mine, right in zip(results, expected, strict=True):
             if not isinstance(mine, dict) or set(mine) != {"title", "url", "snippet"}:
                 raise NotYet(f"each result should keep exactly title, url and snippet; one has "
                              f"{sorted(mine) if isinstance(mine, dict) else mine!r}.")

@@ -71,7 +71,7 @@ def check_allowlist(connect_support):
         calls: list = []
         server = docs_server(version, calls)
 
-        async def attempt():
+        async def attempt(server=server):
             host = McpHost(quiet=True)
             try:
                 result = connect_support(host, server)

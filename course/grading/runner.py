@@ -188,7 +188,7 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
         if not waiting[id(learner)]:
             done(learner)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for (learner, _), _ in zip(work, pool.map(run, work)):
+        for (learner, _), _ in zip(work, pool.map(run, work), strict=True):
             waiting[id(learner)] -= 1
             if not waiting[id(learner)]:
                 done(learner)

@@ -120,7 +120,7 @@ def main() -> None:
     with output.open("wb") as out:
         worker = subprocess.Popen([job["python"], "-I", "-c", BOOT, job["course"]], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=out, cwd=private / "home",
-                                  **({"process_group": 0} if os.name == "posix" else {}))
+                                  process_group=0 if os.name == "posix" else None)
         timed_out = False
         try:
             answer, _ = worker.communicate(json.dumps(job).encode(), timeout=limits["wall_seconds"])

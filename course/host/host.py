@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from mcp import types
@@ -52,7 +52,10 @@ from course.host.replies import call_failed, outcome_of, unavailable
 from course.host.screening import flag_notes
 from course.host.servers import ServerSpec, check_spec
 from course.host.validation import rejection, schema_problems
-from course.permissions import DecisionLog, LogEntry, Policy, PolicyRule
+from course.permissions import Decision, DecisionLog, LogEntry, Policy, PolicyRule
+
+# The host's rules are lesson 4's `PolicyRule`s, or rules that also take `server=` (the server offering the tool).
+HostRule = Callable[..., Decision | None]
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
     """Holds one connection per server and executes the model's calls through them."""
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
-                 rules: Iterable[PolicyRule] = (), log: DecisionLog | None = None, quiet: bool = False,
+                 rules: Iterable[HostRule] = (), log: DecisionLog | None = None, quiet: bool = False,
                  max_result_chars: int = MAX_RESULT_CHARS):
         self.approver = approver or _nobody
         self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
@@ -89,7 +92,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
         self.pins = Pins()  # lesson 8: each allowed tool's definition, hashed; a changed one is withheld
         self._allow: dict[str, set[str]] = {}
         self._timeouts: dict[str, float] = {}
-        self._guarded = None
+        self._guarded: Callable[[str, str], Awaitable[str]] | None = None
         self._listing = asyncio.Lock()
 
     # -- connecting ---------------------------------------------------------------------------------
@@ -173,7 +176,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
         self.needs_tasks = {server: [t.name for s, t in allowed if s == server and needs_tasks(t)]
                             for server in self.listed}
         names = exposed_names([(server, tool.name) for server, tool in chosen])
-        self.offered = {name: Offered(name, server, tool) for name, (server, tool) in zip(names, chosen)}
+        self.offered = {name: Offered(name, server, tool) for name, (server, tool) in zip(names, chosen, strict=True)}
         self._guarded = guarded(self.call_server, policy=self.policy(), approver=self.approver, log=self.log)
 
     def policy(self) -> Policy:
@@ -181,7 +184,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
         risks = {o.name: "read" if o.read_only else "write" for o in self.offered.values()}  # the server's claim
         return Policy(risks, allowlist=set(self.offered), rules=[self._on_server_names(r) for r in self.rules])
 
-    def _on_server_names(self, rule: PolicyRule) -> PolicyRule:
+    def _on_server_names(self, rule: HostRule) -> PolicyRule:
         """`rule`, called with the server's own tool name (and the server, if it takes `server`)."""
         takes_server = _takes_server(rule)
 
@@ -226,6 +229,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
         if self._guarded is None or not self.connections:
             return f"Error: no MCP server is connected, so there is no tool {name!r}. Answer without tools."
         offered = self.offered.get(name)
+        parsed: dict | BadArguments
         try:
             parsed = parse_arguments(name, arguments, schema=offered.tool.input_schema if offered else None)
         except BadArguments as e:
@@ -258,7 +262,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
         decision = self._decision_for(name)  # before any await: `guarded` logged it just now
         offered = self.offered.get(name)
         connection = self.connections.get(offered.server) if offered else None
-        if connection is None:  # closed while a human was deciding
+        if offered is None or connection is None:  # closed while a human was deciding
             return self._record(Outcome(name, f"Error: {name} is not available any more: its server was "
                                               "disconnected, so nothing was run. Tell the user.", True, by="host"),
                                 decision, "not sent")
@@ -318,7 +322,7 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
 
 
 
-def _takes_server(rule: PolicyRule) -> bool:
+def _takes_server(rule: HostRule) -> bool:
     try:
         parameters = inspect.signature(rule).parameters.values()
     except (TypeError, ValueError):  # some callables have no signature to read

@@ -52,8 +52,9 @@ def bearer_auth(token: str | None) -> dict[str, Any]:
     if not token:
         return {}
     from mcp.server.auth.settings import AuthSettings
+    from pydantic import AnyHttpUrl
 
-    settings = AuthSettings(issuer_url="https://auth.invalid", resource_server_url=None,
+    settings = AuthSettings(issuer_url=AnyHttpUrl("https://auth.invalid"), resource_server_url=None,
                             required_scopes=[], validate_token_resource=False)
     return {"token_verifier": StaticToken(token), "auth": settings}
 

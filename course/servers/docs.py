@@ -113,7 +113,8 @@ def add_course_tool(mcp: MCPServer, tool: course_tools.Tool, annotations: ToolAn
     def call(**arguments: Any) -> dict[str, Any]:
         return run_course_tool(tool.fn, tool.params.model_validate(arguments))
 
-    call.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])
+    # The SDK builds the schema from the signature: give it the tool model's fields as parameters.
+    call.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
     call.__name__ = call.__qualname__ = tool.name  # the schema's title: "<name>Arguments"
     mcp.add_tool(call, name=tool.name, description=tool.description, annotations=annotations)
 

@@ -90,8 +90,14 @@ class StubAPI:
         if self._http is not None:
             self._http.shutdown()
             self._http.server_close()
-            self._thread.join(timeout=5)
             self._http = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def wait(self) -> None:
+        """Block until the server stops (`make stub-api` runs until Ctrl+C)."""
+        if self._thread is not None:
+            self._thread.join()
 
     def __enter__(self) -> StubAPI:
         return self.start()
@@ -242,7 +248,7 @@ def main(argv: list[str] | None = None) -> None:
                        f"Stop it, or choose another port (make stub-api PORT=8766).\n")
     print(f"stub web API on {api.url} (Ctrl+C to stop)", file=sys.stderr, flush=True)
     try:
-        api._thread.join()
+        api.wait()
     except KeyboardInterrupt:
         api.stop()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from typing import Any
 
 from course.orders import SHOP_DATE
 
@@ -24,7 +25,7 @@ _DESCALING = [
     "a repair. Filter jugs reduce scale but do not remove it completely.",
 ]
 
-PAGES = [
+PAGES: list[dict[str, Any]] = [
     {"url": "https://home.example.org/guides/descale-kettle", "title": "How to descale an electric kettle",
      "text": "\n\n".join(_DESCALING * 6)},  # long on purpose: reading it needs a character budget
     {"url": "https://consumer.example.org/rights/withdrawal", "title": "Your 14-day right of withdrawal",

@@ -51,9 +51,9 @@ def support_desk(body: dict) -> str | ToolCall | list[ToolCall]:
         return parallel([call(lookup, order_id=i) for i in ids])
     if tools_on and done and all(name in LOOKUPS for name, _, _ in done):
         facts = {args.get("order_id"): result for name, args, result in done}
-        actions = [action(tool, order_id, sentence, facts.get(order_id, ""))
+        planned = [action(tool, order_id, sentence, facts.get(order_id, ""))
                    for tool, order_id, sentence in todo if tool in offered]
-        actions = [a for a in actions if a is not None]
+        actions = [a for a in planned if a is not None]
         if actions:
             return parallel(actions)
     if not todo:

@@ -3,8 +3,8 @@
     COURSE_MCP_TOKEN=... python -m tests.servers.http_env --transport streamable-http --port N
 """
 
-from course.servers.env_names import build
 from course.servers import bearer_auth, command_line, serve
+from course.servers.env_names import build
 
 
 def build_for(token: str | None = None):

@@ -9,11 +9,10 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated
 
-from pydantic import Field
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import Field
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 

@@ -1,0 +1,320 @@
+"""Lesson 3's exercise checks accept correct solutions written in other ways and refuse the wrong ones a
+learner is likely to write, each with a hint that says what is wrong (tests/test_exercises.py covers the
+reference solutions and the notebook stubs)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from course.exercises import check_source, exercise_cells, load_all
+from course.paths import ROOT
+
+NOTEBOOK = ROOT / "notebooks" / "03_document_search.ipynb"
+IDS = ["l3-sections", "l3-rank", "l3-search-docs", "l3-hit-at-k", "l3-best-per-doc"]
+TRIES = 5  # the checks draw new cases on every run: a wrong solution must fail on every draw
+
+
+def solution(id: str) -> str:
+    return (ROOT / "solutions" / f"{id}.py").read_text()
+
+
+def passes(id: str, source: str) -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert verdict.passed, str(verdict)
+
+
+def fails_with(id: str, source: str, hint: str) -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert not verdict.passed and hint in verdict.message, str(verdict)
+
+
+def swap(id: str, old: str, new: str) -> str:
+    """The reference solution with one change: the wrong solutions below are small slips from a right one."""
+    source = solution(id)
+    assert old in source, f"solutions/{id}.py no longer has {old!r}"
+    return source.replace(old, new)
+
+
+# -- one source: what a check runs before the cell is what the notebook ran before it ----------------
+def imports(source: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = getattr(node, "module", None)
+            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
+    return found
+
+
+def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
+    assert list(exercise_cells(str(NOTEBOOK))) == IDS
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    before = []
+    for cell in nb.cells:
+        if cell.source.startswith(f"# EXERCISE {id}"):
+            break
+        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
+            before.append(cell.source)
+    assert imports(load_all()[id].given) == imports("\n".join(before))
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
+    namespace: dict = {}
+    exec(compile(solution(id), f"solutions/{id}.py", "exec"), namespace)  # noqa: S102 - no notebook names given
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_each_exercise_says_where_its_reference_solution_is_and_that_it_is_a_last_resort(id):
+    text = NOTEBOOK.read_text()
+    assert f"Last resort: a reference solution, [`solutions/{id}.py`](../solutions/{id}.py)" in text
+
+
+@pytest.mark.timeout(180)
+def test_the_notebook_with_every_solution_pasted_passes_every_check():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        for id in IDS:
+            if cell.source.startswith(f"# EXERCISE {id}"):
+                cell.source = solution(id)
+    NotebookClient(nb, timeout=120, kernel_name="course",
+                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    verdicts = [o["text"] for c in nb.cells if c.source.startswith("check(") for o in c.outputs]
+    assert len(verdicts) == len(IDS) and all(v.startswith("✅") for v in verdicts), verdicts
+
+
+# -- l3-sections ---------------------------------------------------------------------------------
+def test_sections_accepts_a_regex_split_that_steps_over_code_blocks():
+    passes("l3-sections", r'''
+        import re
+
+        from course.search import Section
+
+
+        def split_sections(doc, markdown):
+            # Hide code blocks from the heading regex, then put them back.
+            blocks = re.findall(r"^```.*?^```", markdown, flags=re.M | re.S)
+            hidden = re.sub(r"^```.*?^```", "\0", markdown, flags=re.M | re.S)
+            title = re.search(r"^# (.*)$", hidden, flags=re.M).group(1).strip()
+            hidden = re.sub(r"^# .*$", "", hidden, count=1, flags=re.M)
+            pieces = re.split(r"^## (.*)$", hidden, flags=re.M)
+            found = [("Overview", pieces[0])] + list(zip(pieces[1::2], pieces[2::2]))
+            out = []
+            for heading, body in found:
+                while "\0" in body:
+                    body = body.replace("\0", blocks.pop(0), 1)
+                if heading != "Overview" or body.strip():
+                    out.append(Section(doc=doc, title=title, heading=heading.strip(), text=body.strip()))
+            return out
+    ''')
+
+
+def test_sections_accepts_a_solution_that_builds_each_section_as_it_goes():
+    passes("l3-sections", '''
+        from course.search import Section
+
+
+        def split_sections(doc, markdown):
+            lines = markdown.splitlines()
+            title = lines[0].removeprefix("# ").strip()
+            sections, heading, body, fenced = [], "Overview", [], False
+            for line in lines[1:] + ["## END"]:
+                fenced ^= line.startswith("```")
+                if line.startswith("## ") and not fenced:
+                    text = "\\n".join(body).strip()
+                    if text or heading != "Overview":
+                        sections.append(Section(doc, title, heading, text))
+                    heading, body = line[3:].strip(), []
+                else:
+                    body.append(line)
+            return sections
+    ''')
+
+
+@pytest.mark.parametrize("old, new, hint", [
+    ('line.startswith("## ")', 'line.startswith("##")', "a `### ` heading started a section"),
+    ("in_code = not in_code", "pass", "inside a code block"),
+    ('if heading != "Overview" or text:', "if heading != 'Overview':", "text before the first `## ` heading was lost"),
+    ('if heading != "Overview" or text:', "if True:", "there was an Overview section, though"),
+    ("heading, lines = line[3:].strip(), []", "heading, lines = line[3:], []", "a heading was not read right"),
+    ("heading, lines = line[3:].strip(), []", "heading, lines = line[3:].strip(), [line]",
+     "starts with a heading line"),
+    ("title = line[2:].strip()", "title = doc", "the title is the text of the document's `# ` line"),
+    ('if heading != "Overview" or text:', "if text:", "a `## ` section with no text was lost"),
+], ids=["heading-level-missed", "code-blocks-ignored", "text-before-first-heading-lost", "empty-overview-kept",
+        "heading-not-stripped", "heading-line-in-text", "title-from-the-name", "empty-section-dropped"])
+def test_sections_refuses_a_split_that_only_looks_right(old, new, hint):
+    fails_with("l3-sections", swap("l3-sections", old, new), hint)
+
+
+def test_sections_refuses_handing_the_work_to_the_courses_parser():
+    fails_with("l3-sections", """
+        from course.search import parse_markdown
+
+
+        def split_sections(doc, markdown):
+            return parse_markdown(doc, markdown)
+    """, "write the split yourself")
+
+
+# -- l3-rank -------------------------------------------------------------------------------------
+def test_rank_accepts_a_loop_over_rows_in_plain_python():
+    passes("l3-rank", '''
+        import math
+
+
+        def rank(query, vectors, k):
+            def norm(v):
+                return math.sqrt(sum(float(x) * float(x) for x in v))
+
+            scores = []
+            for i, row in enumerate(vectors):
+                dot = sum(float(a) * float(b) for a, b in zip(row, query))
+                scores.append((dot / (norm(row) * norm(query)), i))
+            return [i for _, i in sorted(scores, reverse=True)[:k]]
+    ''')
+
+
+def test_rank_accepts_the_courses_cosine_and_an_argsort_read_backwards():
+    passes("l3-rank", '''
+        import numpy as np
+
+        from course.search import cosine
+
+
+        def rank(query, vectors, k):
+            return np.argsort(cosine(query[None, :], vectors)[0])[::-1][:k]
+    ''')
+
+
+@pytest.mark.parametrize("old, new, hint", [
+    ("rows = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)", "rows = vectors",
+     "dot product of the raw vectors"),
+    ("rows = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)",
+     "vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)\n    rows = vectors", "changed the arrays"),
+    ("np.argsort(-scores)[:k]", "np.argsort(scores)[:k]", "starts with the least similar rows"),
+    ("np.argsort(-scores)[:k]", "np.argsort(-scores)[:k - 1]", "return exactly k"),
+    ("return [int(i) for i in np.argsort(-scores)[:k]]", "return sorted(scores, reverse=True)[:k]",
+     "not their scores"),
+], ids=["dot-product-unnormalised", "normalised-in-place", "worst-first", "one-short", "scores-not-rows"])
+def test_rank_refuses_a_ranking_that_only_looks_right(old, new, hint):
+    fails_with("l3-rank", swap("l3-rank", old, new), hint)
+
+
+# -- l3-search-docs ------------------------------------------------------------------------------
+def test_search_docs_accepts_the_courses_normalize_and_rounded_scores():
+    passes("l3-search-docs", '''
+        from course.search import normalize
+
+
+        def search_docs(query, sections, vectors, embed, k=3):
+            scores = normalize(vectors) @ normalize(embed([query]))[0]
+            order = sorted(range(len(sections)), key=lambda i: -scores[i])
+            return [dict(document=sections[i].doc, section=sections[i].heading,
+                         cite_as=f"{sections[i].doc} › {sections[i].heading}", score=round(float(scores[i]), 2))
+                    for i in order[:k]]
+    ''')
+
+
+@pytest.mark.parametrize("old, new, hint", [
+    ("scores = (vectors @ q) / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(q))", "scores = vectors @ q",
+     "raw dot product"),
+    ('"score": float(scores[i])', '"score": scores[i]', "json.dumps refuses numpy numbers"),
+    ('"cite_as": s.label', '"cite_as": f"{s.doc}/{s.heading}"', "it should read 'document › section'"),
+    ('"document": s.doc, "section": s.heading', '"document": s.heading, "section": s.doc',
+     "document and section are swapped"),
+    ("np.argsort(-scores)[:k]", "np.argsort(-scores)[:k + 1]", "returned"),
+    ("q = embed([query])[0]", "q = embed(query)[0]", "embed takes a list of texts"),
+    ("q = embed([query])[0]", "vectors = embed([s.embedding_text() for s in sections])\n    q = embed([query])[0]",
+     "embedded more than the query"),
+    ("q = embed([query])[0]", "q = embed([query])[0]\n    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)",
+     "changed the sections or vectors"),
+], ids=["dot-product-unnormalised", "numpy-score", "wrong-citation", "swapped", "one-too-many", "embed-a-string",
+        "embeds-the-sections-again", "normalised-in-place"])
+def test_search_docs_refuses_a_search_that_only_looks_right(old, new, hint):
+    fails_with("l3-search-docs", swap("l3-search-docs", old, new), hint)
+
+
+# -- l3-hit-at-k ---------------------------------------------------------------------------------
+def test_hit_at_k_accepts_a_sum_over_questions_with_a_helper():
+    passes("l3-hit-at-k", '''
+        def answered(q, hits):
+            wanted = [q["section"], *q.get("also", [])]
+            return any(h.doc == q["doc"] and h.heading in wanted for h in hits)
+
+
+        def hit_at_k(search, questions, k=3):
+            return sum(answered(q, search(q["question"], k)) for q in questions) / len(questions)
+    ''')
+
+
+def test_hit_at_k_accepts_asking_for_more_hits_and_keeping_the_first_k():
+    passes("l3-hit-at-k", swap("l3-hit-at-k", 'search(q["question"], k)[:k]', 'search(q["question"], k + 5)[:k]'))
+
+
+@pytest.mark.parametrize("old, new, hint", [
+    ('search(q["question"], k)[:k]', 'search(q["question"], k)[:k - 1]', "an answer at the k-th place did not count"),
+    ('search(q["question"], k)[:k]', 'search(q["question"], k + 1)[:k + 1]', "only the first k hits count"),
+    ('| {(q["doc"], s) for s in q.get("also", [])}', "", "did not count"),
+    ("return answered / len(questions)", "return answered", "divide by the number of questions"),
+    ('good = {(q["doc"], q["section"])}', 'q.setdefault("also", [])\n        good = {(q["doc"], q["section"])}',
+     "changed the questions"),
+    ('search(q["question"], k)[:k]', 'search(q["question"])[:k]', "search was called without k"),
+], ids=["off-by-one-short", "off-by-one-long", "also-ignored", "a-count", "mutates-questions", "no-k"])
+def test_hit_at_k_refuses_a_score_that_only_looks_right(old, new, hint):
+    fails_with("l3-hit-at-k", swap("l3-hit-at-k", old, new), hint)
+
+
+def test_hit_at_k_refuses_matching_the_heading_alone():
+    fails_with("l3-hit-at-k", """
+        def hit_at_k(search, questions, k=3):
+            good = [q for q in questions
+                    if any(h.heading in [q["section"], *q.get("also", [])] for h in search(q["question"], k))]
+            return len(good) / len(questions)
+    """, "Compare the document too")
+
+
+def test_hit_at_k_refuses_counting_a_question_once_per_answering_hit():
+    fails_with("l3-hit-at-k", '''
+        def hit_at_k(search, questions, k=3):
+            found = 0
+            for q in questions:
+                for hit in search(q["question"], k):
+                    if hit.doc == q["doc"] and hit.heading in [q["section"], *q.get("also", [])]:
+                        found += 1
+            return found / len(questions)
+    ''', "counted twice")
+
+
+# -- l3-best-per-doc -----------------------------------------------------------------------------
+def test_best_per_doc_accepts_a_seen_set_and_asking_for_every_section():
+    passes("l3-best-per-doc", '''
+        def best_sections(index, query, k=3):
+            seen, best = set(), []
+            for hit in index.search(query, 1000):
+                if hit.doc not in seen and len(best) < k:
+                    seen.add(hit.doc)
+                    best.append(hit)
+            return best
+    ''')
+
+
+@pytest.mark.parametrize("old, new, hint", [
+    ("best.setdefault(hit.doc, hit)", "best[hit.doc] = hit", "best section of each document"),
+    ("index.search(query, 4 * k)", "index.search(query, k)", "ask the index for more hits than k"),
+    ("index.search(query, 4 * k)", "index.search('money back', 4 * k)", "search for the query you were given"),
+    ("return list(best.values())[:k]", "return sorted(best.values(), key=lambda h: h.doc)[:k]", "best first"),
+    ("return list(best.values())[:k]", "return list(best.values())", "return at most k"),
+], ids=["last-per-doc", "only-k", "other-query", "sorted-by-name", "too-many"])
+def test_best_per_doc_refuses_a_selection_that_only_looks_right(old, new, hint):
+    fails_with("l3-best-per-doc", swap("l3-best-per-doc", old, new), hint)
