@@ -209,9 +209,9 @@ class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.
         missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
         if missing:
             text += f"\n  on your allowlist but not offered by the server: {', '.join(missing)}"
-        everyone = {t.name for tools in self.listed.values() for t in tools}
+        others = {t.name for s, tools in self.listed.items() if s != server for t in tools}
         notes = withheld_notes(self.pins, server) + flag_notes(server, self.listed[server], {o.tool.name for o in mine},
-                                                                 everyone)
+                                                                 others)
         return "\n".join([text, *notes])
 
     def accept_change(self, server: str, tool: str) -> None:

@@ -42,7 +42,12 @@ def texts(tool: types.Tool) -> list[str]:
 
 
 def flags(tool: types.Tool, other_tools: Iterable[str] = ()) -> list[str]:
-    """The signs of a poisoned definition, one phrase each ([] if none were seen)."""
+    """The signs of a poisoned definition, one phrase each ([] if none were seen).
+
+    `other_tools`: the tools of the *other* servers. A description may name its own server's
+    tools ("then read the hit with read_section"); naming another server's is how a tool
+    steers calls away from it (shadowing).
+    """
     text = "\n".join(texts(tool))
     found = []
     orders = list(dict.fromkeys(re.sub(r"[\s/]", "", m.group(0).lower()) if m.group(0).startswith("<")
@@ -51,7 +56,7 @@ def flags(tool: types.Tool, other_tools: Iterable[str] = ()) -> list[str]:
         found.append(f"gives the model orders ({', '.join(repr(o) for o in orders[:3])})")
     named = sorted(name for name in set(other_tools) - {tool.name} if re.search(rf"\b{re.escape(name)}\b", text))
     if named:
-        found.append(f"names other tools ({', '.join(named)})")
+        found.append(f"names other servers' tools ({', '.join(named)})")
     if secret := SECRETS.search(text):
         found.append(f"mentions secrets ({secret.group(0)!r})")
     if url := URL.search(text):
@@ -64,10 +69,10 @@ def flags(tool: types.Tool, other_tools: Iterable[str] = ()) -> list[str]:
     return found
 
 
-def flag_notes(server: str, tools: list[types.Tool], offered: set[str], everyone: Iterable[str]) -> list[str]:
-    """A line per flagged tool of `server`, saying whether the model reads it."""
+def flag_notes(server: str, tools: list[types.Tool], offered: set[str], others: Iterable[str]) -> list[str]:
+    """A line per flagged tool of `server`, saying whether the model reads it (`others`: other servers' tools)."""
     notes = []
-    names = set(everyone)
+    names = set(others)
     for tool in tools:
         found = flags(tool, names)
         if found:
