@@ -4,8 +4,8 @@
     server = build_server(tenant="northwind")                           # a server of one tenant's own
 
 Each workspace holds notes and a credit budget. No tool takes a tenant or workspace argument,
-so a tenant can no more name another's workspace than read it. (The class server,
-`course.servers.classroom`, is this design at full size: a shop and a web budget per learner.)
+so a tenant can no more name another's workspace than read it. (A class server for a workshop
+is this design at full size: a shop and a web budget per learner's token.)
 """
 
 from __future__ import annotations
