@@ -37,7 +37,7 @@ def sync_pair() -> tuple[float, float, int]:
     fake = ScriptedModel(busy)
     client = fake.client(max_retries=0)
     start = time.perf_counter()
-    result = run_agent(client, "m", QUESTION, tools=TOOLS, execute=instant, limits=LIMITS)
+    result = run_agent(client, "gpt-4.1-mini", QUESTION, tools=TOOLS, execute=instant, limits=LIMITS)
     loop = time.perf_counter() - start
     replay = ScriptedModel(busy).client(max_retries=0)
     start = time.perf_counter()
@@ -50,7 +50,7 @@ async def async_pair() -> tuple[float, float, int]:
     fake = ScriptedModel(busy)
     async with fake.async_client(max_retries=0) as client:
         start = time.perf_counter()
-        result = await arun_agent(client, "m", QUESTION, tools=TOOLS, execute=instant, limits=LIMITS)
+        result = await arun_agent(client, "gpt-4.1-mini", QUESTION, tools=TOOLS, execute=instant, limits=LIMITS)
         loop = time.perf_counter() - start
     async with ScriptedModel(busy).async_client(max_retries=0) as replay:
         start = time.perf_counter()

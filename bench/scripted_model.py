@@ -14,6 +14,7 @@ def main() -> list[Figure]:
     calls = ScriptedModel(lambda body: call("get_order_status", order_id="A1001")).client()
     figures = []
     for label, client in [("text answer", text), ("tool call", calls)]:
-        ms = median_ms(lambda c=client: c.chat.completions.create(model="m", messages=MESSAGES, tools=tools))
+        ms = median_ms(lambda c=client: c.chat.completions.create(model="gpt-4.1-mini", messages=MESSAGES,
+                                                                  tools=tools))
         figures.append(Figure(f"{label}: per completion (median)", ms, "ms", at_most(2)))
     return figures

@@ -9,6 +9,7 @@ import openai
 import pytest
 
 from course.agent import Limits, Result, arun_agent, call_key, prompt_estimate, run_agent
+from course.backend import MODEL
 from course.orders import shop_toolbox
 from course.scripted import Fail, ScriptedModel, Timeout, call, raw_call
 from course.stories.lesson2 import latest_order, restless, stubborn, thorough
@@ -34,7 +35,7 @@ class Counting:
 def run(script, question=QUESTION, limits=Limits(), execute=None, **client_options):
     fake = ScriptedModel(script)
     client_options.setdefault("max_retries", 0)
-    result = run_agent(fake.client(**client_options), "gpt-test", question, tools=TOOLS,
+    result = run_agent(fake.client(**client_options), MODEL, question, tools=TOOLS,
                        execute=execute or TOOLBOX.execute, limits=limits)
     return result, fake
 
@@ -109,7 +110,7 @@ def test_calls_differing_only_in_key_order_or_spacing_are_repeats_even_in_one_me
 # -- max_tokens ------------------------------------------------------------------------------
 def test_the_prompt_estimate_is_exactly_what_the_scripted_model_counts():
     messages = [{"role": "system", "content": "Be brief. " * 30}, {"role": "user", "content": QUESTION}]
-    response = ScriptedModel(["ok"]).client().chat.completions.create(model="m", messages=messages, tools=TOOLS)
+    response = ScriptedModel(["ok"]).client().chat.completions.create(model=MODEL, messages=messages, tools=TOOLS)
     assert prompt_estimate(messages, TOOLS) == response.usage.prompt_tokens
 
 
@@ -150,7 +151,7 @@ def test_tokens_reported_equal_the_sum_of_the_responses_usage(monkeypatch):
         return response
 
     monkeypatch.setattr(client.chat.completions, "create", recording)
-    result = run_agent(client, "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute)
+    result = run_agent(client, MODEL, QUESTION, tools=TOOLS, execute=TOOLBOX.execute)
     assert len(seen) == 3 and result.tokens == sum(seen) == sum(s.tokens for s in result.trace)
 
 
@@ -171,7 +172,7 @@ class Overcounting:
 @pytest.mark.parametrize("limits", [Limits(max_tokens=2000, max_steps=50), Limits(max_tokens=600, reply_tokens=0)])
 def test_when_the_estimate_is_too_low_no_request_is_sent_after_the_budget_is_used(limits):
     fake = ScriptedModel(restless)
-    result = run_agent(Overcounting(fake), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute, limits=limits)
+    result = run_agent(Overcounting(fake), MODEL, QUESTION, tools=TOOLS, execute=TOOLBOX.execute, limits=limits)
     assert result.stop_reason == "max_tokens" and len(fake.requests) == result.steps
     # The honest bound: the run overshoots by at most its last request.
     assert result.tokens - result.trace[-1].tokens < limits.max_tokens
@@ -179,7 +180,7 @@ def test_when_the_estimate_is_too_low_no_request_is_sent_after_the_budget_is_use
 
 def test_a_step_that_uses_up_the_budget_ends_the_run_at_once():
     fake = ScriptedModel(restless)
-    result = run_agent(Overcounting(fake), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
+    result = run_agent(Overcounting(fake), MODEL, QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
                        limits=Limits(max_tokens=600, reply_tokens=0))
     assert result.steps == 1 and result.tokens > 600 and "token budget (600 tokens)" in result.answer
     assert result.messages[-1] == {"role": "assistant", "content": result.answer} and continues(result.messages)
@@ -210,7 +211,7 @@ def test_model_errors_end_the_run_with_a_clear_message(turn, retries, requests, 
 
 def test_an_unreachable_server_is_a_model_error_that_names_the_address():
     client = openai.OpenAI(api_key="sk-test", base_url="http://127.0.0.1:9/v1", max_retries=0)
-    result = run_agent(client, "m", "Hi", tools=TOOLS, execute=TOOLBOX.execute)
+    result = run_agent(client, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute)
     assert result.stop_reason == "model_error" and "could not reach the model at http://127.0.0.1:9/" in result.error
 
 
@@ -240,7 +241,7 @@ CASES = [(latest_order, Limits()), (restless, Limits(max_steps=3)), (stubborn, L
 
 @pytest.mark.parametrize("script, limits", CASES)
 def test_the_async_twin_gives_the_same_result_as_the_sync_loop(script, limits):
-    sync = run_agent(ScriptedModel(script).client(max_retries=0), "m", QUESTION, tools=TOOLS,
+    sync = run_agent(ScriptedModel(script).client(max_retries=0), MODEL, QUESTION, tools=TOOLS,
                      execute=TOOLBOX.execute, limits=limits)
 
     async def main():
@@ -249,7 +250,7 @@ def test_the_async_twin_gives_the_same_result_as_the_sync_loop(script, limits):
             return TOOLBOX.execute(name, arguments)
 
         async with ScriptedModel(script).async_client(max_retries=0) as client:
-            return await arun_agent(client, "m", QUESTION, tools=TOOLS, execute=execute, limits=limits)
+            return await arun_agent(client, MODEL, QUESTION, tools=TOOLS, execute=execute, limits=limits)
 
     assert summary(asyncio.run(main())) == summary(sync)
 
@@ -272,15 +273,15 @@ def test_the_callers_message_list_is_never_changed():
 
 
 @pytest.mark.parametrize("call_it, fragment", [
-    (lambda c: run_agent(c, "m", "Hi", tools=TOOLBOX, execute=TOOLBOX.execute), "toolbox.definitions()"),
-    (lambda c: run_agent(c, "m", [], tools=TOOLS, execute=TOOLBOX.execute), "non-empty list"),
-    (lambda c: run_agent(c, "m", ["Hi"], tools=TOOLS, execute=TOOLBOX.execute), "dict with a 'role'"),
-    (lambda c: run_agent(c, "m", "Hi", tools=TOOLS, execute=TOOLBOX.execute, limits={"max_steps": 2}),
+    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLBOX, execute=TOOLBOX.execute), "toolbox.definitions()"),
+    (lambda c: run_agent(c, MODEL, [], tools=TOOLS, execute=TOOLBOX.execute), "non-empty list"),
+    (lambda c: run_agent(c, MODEL, ["Hi"], tools=TOOLS, execute=TOOLBOX.execute), "dict with a 'role'"),
+    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute, limits={"max_steps": 2}),
      "Limits(max_steps=5)"),
-    (lambda c: run_agent(c, "m", "Hi", tools=TOOLS, execute=TOOLBOX), "toolbox.execute"),
-    (lambda c: run_agent(ScriptedModel(["x"]).async_client(), "m", "Hi", tools=TOOLS, execute=TOOLBOX.execute),
+    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX), "toolbox.execute"),
+    (lambda c: run_agent(ScriptedModel(["x"]).async_client(), MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute),
      "await arun_agent"),
-    (lambda c: asyncio.run(arun_agent(c, "m", "Hi", tools=TOOLS, execute=TOOLBOX.execute)), "use run_agent"),
+    (lambda c: asyncio.run(arun_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute)), "use run_agent"),
 ])
 def test_wrong_arguments_get_an_error_that_says_what_to_pass(call_it, fragment):
     with pytest.raises(TypeError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
@@ -328,13 +329,13 @@ class IgnoresToolChoice:
 def continues(messages):
     """The API accepts the conversation with one more question (the scripted model validates like it)."""
     follow_up = messages + [{"role": "user", "content": "Thanks. And my other orders?"}]
-    ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(model="m", messages=follow_up, tools=TOOLS)
+    ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(model=MODEL, messages=follow_up, tools=TOOLS)
     return True
 
 
 def test_a_server_that_ignores_tool_choice_none_still_gives_an_answer_and_a_conversation_that_can_go_on(capsys):
     fake, execute = ScriptedModel(restless), Counting()
-    result = run_agent(IgnoresToolChoice(fake), "m", QUESTION, tools=TOOLS, execute=execute,
+    result = run_agent(IgnoresToolChoice(fake), MODEL, QUESTION, tools=TOOLS, execute=execute,
                        limits=Limits(max_steps=2))
     assert result.stop_reason == "max_steps" and len(execute.calls) == 2 and len(fake.requests) == 3
     assert result.answer.startswith("I had to stop before I could answer: the assistant has used all 2 tool steps")
@@ -362,7 +363,7 @@ def test_an_empty_answer_is_a_model_error_and_the_conversation_stops_before_it()
 def test_without_tools_the_request_leaves_out_tools_and_tool_choice():
     fake = ScriptedModel(["Hello! How can I help?", "Here is what I know."])
     for limits in (Limits(), Limits(max_steps=0)):  # a normal step, and the controlled finish
-        result = run_agent(fake.client(max_retries=0), "m", "Hi", tools=[], execute=TOOLBOX.execute, limits=limits)
+        result = run_agent(fake.client(max_retries=0), MODEL, "Hi", tools=[], execute=TOOLBOX.execute, limits=limits)
         assert result.error is None and result.answer in {"Hello! How can I help?", "Here is what I know."}
     assert [sorted(r) for r in fake.requests] == [["messages", "model"]] * 2
 
@@ -395,12 +396,12 @@ def test_when_the_budget_leaves_no_room_for_the_finish_after_max_steps_the_answe
 
 def test_a_repeat_key_that_returns_something_unhashable_gets_an_error_that_says_so():
     with pytest.raises(TypeError, match=r"repeat_key must return something hashable.*contains a dict"):
-        run_agent(ScriptedModel(latest_order).client(), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
+        run_agent(ScriptedModel(latest_order).client(), MODEL, QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
                   repeat_key=lambda name, arguments: (name, json.loads(arguments)))
 
 
 def test_a_repeat_key_that_crashes_on_text_that_is_not_json_gets_an_error_that_says_so():
     script = [raw_call("get_order_status", '{"order_id": A1001}'), "Sorry."]
     with pytest.raises(ValueError, match=r"repeat_key failed for get_order_status.*even text that is not JSON"):
-        run_agent(ScriptedModel(script).client(), "m", QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
+        run_agent(ScriptedModel(script).client(), MODEL, QUESTION, tools=TOOLS, execute=TOOLBOX.execute,
                   repeat_key=lambda name, arguments: (name, json.dumps(json.loads(arguments))))

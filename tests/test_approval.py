@@ -412,7 +412,7 @@ async def agent_run(store, approver, **policy_options):
     toolbox = Toolbox(get_order_status, *store.read_tools(), *store.write_tools())
     policy = Policy.for_tools(toolbox.tools.values(), **policy_options)
     log = DecisionLog()
-    result = await arun_agent(ScriptedModel(support_desk).async_client(), "m", QUESTION,
+    result = await arun_agent(ScriptedModel(support_desk).async_client(), "gpt-4.1-mini", QUESTION,
                               tools=[t.definition() for t in policy.offer(toolbox.tools.values())],
                               execute=guarded(toolbox.execute, policy=policy, approver=approver, log=log),
                               limits=Limits(max_steps=4))

@@ -79,7 +79,7 @@ def deep_then_answer() -> ScriptedModel:
 
 def test_deeply_nested_arguments_do_not_crash_run_agent():
     toolbox = shop_toolbox()
-    result = run_agent(deep_then_answer().client(), "m", "Where is A1001?", tools=toolbox.definitions(),
+    result = run_agent(deep_then_answer().client(), "gpt-4.1-mini", "Where is A1001?", tools=toolbox.definitions(),
                        execute=toolbox.execute)
     tool_reply = next(m["content"] for m in result.messages if m["role"] == "tool")
     assert result.stop_reason == "done" and "nested more than" in tool_reply
@@ -92,7 +92,7 @@ async def test_deeply_nested_arguments_do_not_crash_arun_agent():
     async def execute(name, arguments):
         return toolbox.execute(name, arguments)
 
-    result = await arun_agent(deep_then_answer().async_client(), "m", "Where is A1001?",
+    result = await arun_agent(deep_then_answer().async_client(), "gpt-4.1-mini", "Where is A1001?",
                               tools=toolbox.definitions(), execute=execute)
     assert result.stop_reason == "done" and "nested more than" in result.messages[2]["content"]
 
@@ -135,13 +135,13 @@ async def test_the_loop_lets_approval_failed_through_instead_of_showing_it_to_th
         return ScriptedModel([raw_call("get_order_status", '{"order_id": "A1001"}'), "never reached"])
 
     with pytest.raises(ApprovalFailed, match="approver crashed"):
-        run_agent(model().client(), "m", "x", tools=shop_toolbox().definitions(), execute=broken)
+        run_agent(model().client(), "gpt-4.1-mini", "x", tools=shop_toolbox().definitions(), execute=broken)
 
     async def abroken(name, arguments):
         broken(name, arguments)
 
     with pytest.raises(ApprovalFailed, match="approver crashed"):
-        await arun_agent(model().async_client(), "m", "x", tools=shop_toolbox().definitions(),
+        await arun_agent(model().async_client(), "gpt-4.1-mini", "x", tools=shop_toolbox().definitions(),
                          execute=abroken)
 
 

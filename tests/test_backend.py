@@ -60,7 +60,7 @@ def test_the_scripted_model_serves_a_story_to_other_processes():
     try:
         url = server.stdout.readline().split()[-1]
         client = openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0)
-        r = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Where is A1001?"}],
+        r = client.chat.completions.create(model="gpt-5.5", messages=[{"role": "user", "content": "Where is A1001?"}],
                                            tools=shop_toolbox().definitions())
         assert r.choices[0].message.tool_calls[0].function.arguments == '{"order_id": "A1001"}'
     finally:

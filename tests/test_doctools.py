@@ -121,7 +121,7 @@ def run_story(tools, question, toolbox=None):
 
     box = toolbox or tools.toolbox()
     fake = ScriptedModel(document_search)
-    return run_agent(fake.client(max_retries=0), "m", question, tools=box.definitions(), execute=box.execute,
+    return run_agent(fake.client(max_retries=0), "gpt-4.1-mini", question, tools=box.definitions(), execute=box.execute,
                      limits=Limits(max_steps=4))
 
 

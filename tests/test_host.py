@@ -228,7 +228,7 @@ async def test_the_lesson_2_loop_runs_unchanged_with_the_hosts_tools():
     host = McpHost(approver=ScriptedApprover([True]), quiet=True)
     await host.connect("shop", in_memory(shopfront.build(calls, extra_tool=True)), allow=SHOP_TOOLS)
     try:
-        result = await arun_agent(model.async_client(max_retries=0), "m", "Where is A1001? Refund 5.",
+        result = await arun_agent(model.async_client(max_retries=0), "gpt-4.1-mini", "Where is A1001? Refund 5.",
                                   tools=host.tools(), execute=host.execute, limits=Limits(max_steps=5))
     finally:
         await host.close()

@@ -21,7 +21,7 @@ async def run_story(tmp_path, answers, allow=ALLOW):
     host = McpHost(approver=ScriptedApprover(answers), quiet=True)
     try:
         await host.connect("docs", in_memory(build_server(embedder="lexical", store_path=store)), allow=allow)
-        result = await arun_agent(model.async_client(max_retries=0), "m", QUESTION, tools=host.tools(),
+        result = await arun_agent(model.async_client(max_retries=0), "gpt-4.1-mini", QUESTION, tools=host.tools(),
                                   execute=host.execute, limits=Limits(max_steps=6))
     finally:
         await host.close()

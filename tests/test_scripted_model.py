@@ -88,7 +88,7 @@ def test_wrongly_shaped_conversations_get_the_real_apis_400(messages, fragment):
 def test_flat_responses_style_tool_definition_is_rejected():
     client = ScriptedModel(["x"]).client()
     with pytest.raises(openai.BadRequestError, match="tools\\[0\\].function"):
-        client.chat.completions.create(model="m", messages=USER,
+        client.chat.completions.create(model="gpt-5.5", messages=USER,
                                        tools=[{"type": "function", "name": "f", "parameters": {}}])
 
 
@@ -110,7 +110,7 @@ def test_async_client_works_the_same():
     async def main():
         client = ScriptedModel(["async hello"]).async_client()
         async with client:
-            r = await client.chat.completions.create(model="m", messages=USER)
+            r = await client.chat.completions.create(model="gpt-5.5", messages=USER)
         return r.choices[0].message.content
 
     assert asyncio.run(main()) == "async hello"
@@ -120,10 +120,10 @@ def test_served_over_http_an_unmodified_client_reaches_it():
     model = ScriptedModel([call("get_order_status", order_id="A1001"), Fail(400, "bad")])
     with model.serve() as url:
         client = openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0)
-        r = client.chat.completions.create(model="m", messages=USER, tools=TOOLS)
+        r = client.chat.completions.create(model="gpt-5.5", messages=USER, tools=TOOLS)
         assert r.choices[0].message.tool_calls[0].function.name == "get_order_status"
         with pytest.raises(openai.BadRequestError):
-            client.chat.completions.create(model="m", messages=USER)
+            client.chat.completions.create(model="gpt-5.5", messages=USER)
 
 
 def test_served_timeout_stalls_until_the_client_gives_up():
@@ -131,12 +131,12 @@ def test_served_timeout_stalls_until_the_client_gives_up():
     with model.serve() as url:
         client = openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0, timeout=0.1)
         with pytest.raises(openai.APITimeoutError):
-            client.chat.completions.create(model="m", messages=USER)
+            client.chat.completions.create(model="gpt-5.5", messages=USER)
 
 
 def test_an_empty_tools_array_and_tool_choice_without_tools_are_rejected():
     client = ScriptedModel(["x", "y"]).client()
     with pytest.raises(openai.BadRequestError, match="empty array"):
-        client.chat.completions.create(model="m", messages=USER, tools=[])
+        client.chat.completions.create(model="gpt-5.5", messages=USER, tools=[])
     with pytest.raises(openai.BadRequestError, match="only allowed when 'tools'"):
-        client.chat.completions.create(model="m", messages=USER, tool_choice="none")
+        client.chat.completions.create(model="gpt-5.5", messages=USER, tool_choice="none")

@@ -52,7 +52,7 @@ def test_a_crashing_tool_is_reported_as_not_the_models_fault():
 def test_tool_messages_answer_every_call_in_order(toolbox):
     model = ScriptedModel([[call("get_order_status", order_id="A1001"), raw_call("get_order_status", "{")]])
     message = model.client().chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "x"}], tools=toolbox.definitions()).choices[0].message
+        model="gpt-5.5", messages=[{"role": "user", "content": "x"}], tools=toolbox.definitions()).choices[0].message
     replies = toolbox.tool_messages(message)
     assert [r["tool_call_id"] for r in replies] == ["call_1_0", "call_1_1"]
     assert "shipped" in replies[0]["content"] and replies[1]["content"].startswith("Error:")

@@ -11,6 +11,7 @@ import json
 import random
 import re
 
+from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson1_cases import (
     WORDS,
@@ -84,7 +85,7 @@ def check_tool_definition(tool_definition):
             raise NotYet('"parameters" should be the model\'s JSON schema, exactly params.model_json_schema().')
     tools = [tool_definition(*case) for case in cases]
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools)
+        model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=tools)
     return "Four definitions, and the API accepts them."
 
 
@@ -148,7 +149,7 @@ def check_refund_params(RefundRequest, request_refund):
         raise NotYet("give request_refund a docstring that tells the model when to use it (20+ characters): "
                      "it becomes the tool's description.")
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "hi"}], tools=[definition])
+        model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=[definition])
     reply = Toolbox(request_refund).execute("request_refund", json.dumps(good))
     if reply.startswith("Error:") or number not in reply:
         raise NotYet(f"called with a valid request, request_refund should return a text that names the order "

@@ -334,7 +334,7 @@ def check_repeat_key(repeat_key):
 
     fake = ScriptedModel([raw_call("find_orders", json.dumps({"email": email})),
                           raw_call("find_orders", json.dumps({"email": shouted})), "You have no orders."])
-    result = run_agent(fake.client(max_retries=0), "m", "My orders?", tools=toolbox.definitions(),
+    result = run_agent(fake.client(max_retries=0), "gpt-4.1-mini", "My orders?", tools=toolbox.definitions(),
                        execute=execute, limits=Limits(max_steps=3), repeat_key=repeat_key)
     if len(ran) != 1 or result.stop_reason != "done":
         raise NotYet(f"with run_agent(..., repeat_key=repeat_key) the tool ran {len(ran)} times for the same "

@@ -1,191 +1,291 @@
-"""Checks for lesson 6's exercises (notebooks/06_mcp_client.ipynb).
+"""Checks for lesson 6's exercises (notebooks/06_mcp_client.ipynb): the learner writes the MCP client itself.
 
-The learner writes async functions; a check runs them on an event loop of its own, in a
-worker thread (the notebook's loop is busy running the check cell), with servers in memory.
+In the order the lesson builds it: list every tool across pages with an allowlist, convert the tools
+for the model, turn a result into text, execute a call (approval, timeout), and the async loop over it.
+Each check runs the learner's async code on an event loop of its own in a worker thread (the
+notebook's loop is busy running the check cell), against the course's document server in memory and
+against servers made up as it runs (`lesson6_cases`), so only a general solution passes. Hints say what
+went wrong, never a hidden input. The execute check is in `lesson6_execute`, the agent loop's
+in `lesson6_agent`.
 """
 
 from __future__ import annotations
 
-import asyncio
+import copy
 import inspect
-import re
-import time
-from contextlib import asynccontextmanager
+import json
+import random
+from typing import Any
 
+from course.backend import MODEL
 from course.exercises import NotYet, exercise, run_async
+from course.exercises.lesson6_cases import (
+    READ,
+    UNANNOTATED,
+    WRITES,
+    docs_server,
+    in_memory,
+    made_server,
+)
 
-GIVEN = """
-from course.host import McpHost, in_memory, stdio, http
+# What the notebook has imported by each exercise cell (tests/test_exercises_l6.py compares them).
+GIVEN_LIST = """
+from course.backend import connect
+from course.stories.lesson6 import refund_desk
+import tempfile
+from pathlib import Path
+from course.host import McpHost, http, in_memory, stdio
+import os
+from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
+from mcp import Client
+from course.servers.docs import build_server
 """
-SUPPORT_TOOLS = {"search_docs", "read_section", "create_ticket"}
+GIVEN_CONVERT = GIVEN_LIST + """
+from course.exercises import check
+from course.approval import choose_approver
+"""
+GIVEN_RESULT = GIVEN_CONVERT + """
+from course import show
+"""
+GIVEN_EXECUTE = GIVEN_RESULT + """
+import mcp.types as types
+from course.host import result_text
+"""
+
+DOCS_ALLOW = {"search_docs", "read_section", "list_documents", "get_order_record", "create_ticket", "issue_refund"}
 
 
-def docs_server(version: int, calls: list):
-    """The document server's tools as a small in-memory server; later versions list more tools."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
-
-    read = ToolAnnotations(read_only_hint=True)
-    server = MCPServer(f"docs-v{version}", log_level="WARNING")
-
-    @server.tool(annotations=read)
-    def search_docs(query: str) -> str:
-        """Search the policies."""
-        calls.append("search_docs")
-        return "refunds › Time limits"
-
-    @server.tool(annotations=read)
-    def read_section(document: str, section: str) -> str:
-        """Read one section."""
-        calls.append("read_section")
-        return "Refunds within 30 days."
-
-    @server.tool()
-    def create_ticket(order_id: str, message: str) -> str:
-        """Open a support ticket."""
-        calls.append("create_ticket")
-        return "T-1"
-
-    if version >= 2:
-        @server.tool(annotations=read)  # claims to be read-only; it hands out every customer's data
-        def export_customers() -> str:
-            """Export all customers with their addresses."""
-            calls.append("export_customers")
-            return "..."
-
-    if version >= 3:
-        @server.tool()
-        def bulk_refund(amount: float) -> str:
-            """Refund every open order."""
-            calls.append("bulk_refund")
-            return "..."
-
-    return server
+def awaited(value: Any, what: str) -> Any:
+    if not inspect.isawaitable(value):
+        raise NotYet(f"{what} should be an `async def` function (it awaits the client), so the check can await it.")
+    return value
 
 
-@exercise("l6-allowlist", lesson=6, given=GIVEN)
-def check_allowlist(connect_support):
-    from course.host import McpHost
+def names(tools: Any, what: str) -> list[str]:
+    import mcp.types as types
 
-    for version in (2, 3):
-        calls: list = []
-        server = docs_server(version, calls)
+    if not isinstance(tools, list | tuple):
+        raise NotYet(f"{what} should return a list of tools, not {type(tools).__name__}.")
+    if any(isinstance(t, str) for t in tools):
+        raise NotYet(f"{what} returned names; return the `Tool` objects themselves (page.tools holds them): the "
+                     "next steps need their schema and annotations.")
+    if not all(isinstance(t, types.Tool) for t in tools):
+        raise NotYet(f"{what} should return the `Tool` objects from the pages (page.tools).")
+    return [t.name for t in tools]
 
-        async def attempt(server=server):
-            host = McpHost(quiet=True)
+
+# -- l6-list-tools --------------------------------------------------------------------------------------
+def listed(list_tools: Any, server: Any, allow: set[str]) -> tuple[list[str], set[str]]:
+    """The names the learner's `list_tools` returned, and `allow` afterwards."""
+    mine = set(allow)
+
+    async def talk(client: Any) -> Any:
+        return await awaited(list_tools(client, mine), "list_tools(client, allow)")
+
+    try:
+        tools = run_async(lambda: in_memory(server, talk), limit=10,
+                          hint=" (does the loop pass each page's next_cursor as the next cursor, and stop when it "
+                               "is None?)")
+    except AttributeError as e:
+        if "coroutine" in str(e):
+            raise NotYet("client.list_tools is async: `page = await client.list_tools(cursor=cursor)`, inside an "
+                         "`async def`.") from None
+        raise
+    return names(tools, "list_tools(client, allow)"), mine
+
+
+@exercise("l6-list-tools", lesson=6, given=GIVEN_LIST)
+def check_list_tools(list_tools):
+    with docs_server() as (server, _):
+        got, after = listed(list_tools, server, DOCS_ALLOW)
+    if after != DOCS_ALLOW:
+        raise NotYet("list_tools changed the `allow` set it was given: only read it.")
+    judge_listing(got, sorted(DOCS_ALLOW), DOCS_ALLOW)
+    if sorted(got) != sorted(DOCS_ALLOW):
+        raise NotYet(f"for the document server and the notebook's ALLOW, list_tools returned {sorted(got)}; "
+                     f"it should return the {len(DOCS_ALLOW)} tools on ALLOW (cancel_order is not).")
+    rng = random.Random()
+    kinds = [READ] * rng.randint(6, 9)
+    for empty_page in (False, True, False):
+        made = made_server(rng, kinds, pages=rng.randint(3, 4), empty_page=empty_page)
+        every = made.names()
+        allow = set(rng.sample(every, rng.randint(3, len(every) - 2)))
+        allow.add(made.pages[-1][-1])  # a tool on the last page is always wanted
+        near = next(n for n in every if n not in allow)
+        allow |= {near[:-1], "export_customers"}  # part of a listed name, and a name the server does not list
+        got, _ = listed(list_tools, made.server, allow)
+        missing = judge_listing(got, [n for n in every if n in allow], allow)
+        if missing:
+            asked = len(made.cursors_asked)
+            if asked == 1:
+                raise NotYet("only the first page's tools are there. A server may send its list in pages: call "
+                             "client.list_tools(cursor=page.next_cursor) again until next_cursor is None.")
+            empty_at = next((i for i, p in enumerate(made.pages) if not p), None)
+            if empty_at is not None and asked == empty_at + 1:
+                raise NotYet("the list stopped at a page with no tools: a page may be empty and still have a "
+                             "next_cursor. Stop only when next_cursor is None.")
+            if asked < len(made.pages):
+                raise NotYet("the last page's tools are missing: keep going while next_cursor is not None (the "
+                             "last page is the one without a next_cursor, and it holds tools too).")
+            raise NotYet("some tools on `allow` are missing from the result: keep every tool of every page "
+                         "whose name is in allow.")
+    return "Every page, and only the tools you chose: a new tool stays hidden until you add it."
+
+
+def judge_listing(got: list[str], want: list[str], allow: set[str]) -> list[str]:
+    """The wanted names missing from `got`, once `got` holds nothing it must not."""
+    if any(n not in allow for n in got):
+        raise NotYet("the result holds tools that are not on `allow`: the allowlist must hide every other "
+                     "tool the server lists. Keep a tool only if `tool.name in allow` (the whole name).")
+    if len(got) != len(set(got)):
+        raise NotYet("the result lists a tool twice: ask for each page once, with the cursor the previous "
+                     "page gave you.")
+    return [n for n in want if n not in got]
+
+
+# -- l6-to-openai ---------------------------------------------------------------------------------------
+def converted(to_openai: Any, tool: Any) -> Any:
+    before = copy.deepcopy(tool.input_schema)
+    try:
+        definition = to_openai(tool)
+    except AttributeError as e:
+        if "inputSchema" in str(e) or "input_schema" not in str(e) and "Schema" in str(e):
+            raise NotYet("mcp 2 names the fields in snake_case: tool.input_schema (mcp 1.x tutorials write "
+                         "tool.inputSchema; on the wire it is inputSchema).") from None
+        raise
+    if inspect.iscoroutine(definition):
+        definition.close()  # never awaited: close it, or Python warns about it later
+        raise NotYet("to_openai does not talk to the server: make it a plain `def`, not `async def`.")
+    if tool.input_schema != before:
+        raise NotYet("to_openai changed the tool's own input_schema: the model's definition must carry it as "
+                     "it is, and nothing else may change it.")
+    return definition
+
+
+@exercise("l6-to-openai", lesson=6, given=GIVEN_CONVERT)
+def check_to_openai(to_openai):
+    import mcp.types as types
+
+    from course.scripted import ScriptedModel
+
+    async def talk(client: Any) -> list:
+        return (await client.list_tools()).tools
+
+    rng = random.Random()
+    with docs_server() as (server, _):
+        tools = run_async(lambda: in_memory(server, talk))
+    made = made_server(rng, [READ, WRITES, UNANNOTATED], pages=1, description=False).made
+    tools += [m.tool for m in made] + [m.tool for m in made_server(rng, [READ, WRITES], pages=1).made]
+    tools.append(types.Tool(name=f"ping_{rng.randint(10, 99)}", input_schema={"type": "object"}))
+    definitions = []
+    for tool in tools:
+        d = converted(to_openai, tool)
+        which = "a tool the check made up" if tool not in tools[:7] else tool.name
+        if isinstance(d, dict) and "name" in d and "function" not in d:
+            raise NotYet("that is the Responses API's flat format. Chat Completions nests name, description and "
+                         'parameters under "function": {"type": "function", "function": {...}}.')
+        fn = d.get("function") if isinstance(d, dict) else None
+        if not isinstance(fn, dict) or d.get("type") != "function":
+            raise NotYet(f'return a dict {{"type": "function", "function": {{...}}}}; got {str(d)[:100]!r}.')
+        if fn.get("name") != tool.name:
+            raise NotYet(f"the function's name should be the tool's name (tool.name); for {which} it is "
+                         f"{str(fn.get('name'))[:60]!r}.")
+        description = fn.get("description")
+        if tool.description is None and "description" in fn and not isinstance(description, str):
+            raise NotYet("a tool may come without a description (tool.description is None), and the API wants "
+                         "a string there: use tool.description or \"\" (or leave the key out).")
+        if tool.description is not None and description != tool.description:
+            raise NotYet(f"the description should be the tool's own, as the server wrote it; for {which} it "
+                         "differs.")
+        if isinstance(fn.get("parameters"), str):
+            raise NotYet('"parameters" should be the schema itself (a dict), not JSON text: the SDK encodes it.')
+        if fn.get("parameters") != tool.input_schema:
+            lost = sorted(set(json.dumps(tool.input_schema)) - set(json.dumps(fn.get("parameters"))))
+            raise NotYet(f'"parameters" should be the tool\'s input_schema untouched; for {which} it differs'
+                         f"{' (parts are missing)' if lost else ''}. The model must see every rule the server "
+                         "enforces (pattern, minimum, required, $defs...): pass tool.input_schema as it is.")
+        definitions.append(d)
+    try:
+        json.dumps(definitions)
+    except TypeError:
+        raise NotYet("the definitions must be plain JSON (dicts, lists, strings): no MCP objects inside.") from None
+    ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
+        model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=definitions)
+    return "The model sees each tool with the schema the server enforces, and the API accepts them."
+
+
+# -- l6-result-text -------------------------------------------------------------------------------------
+def results(rng: random.Random) -> list[tuple[Any, str, list[str]]]:
+    """(result, what it is, texts that must appear in order) for results of every shape."""
+    import mcp.types as types
+
+    def text(t: str) -> Any:
+        return types.TextContent(type="text", text=t)
+
+    def words(n: int = 4) -> str:
+        return " ".join(rng.choice(["kettle", "mug", "refund", "A1002", "ready", "3 left"]) for _ in range(n))
+
+    parts = [words() for _ in range(rng.randint(2, 4))]
+    failure = f"no {rng.choice(['kettle', 'mug', 'lamp'])} left in stock ({rng.randint(2, 99)} ordered)"
+    image = types.ImageContent(type="image", data="iVBORw0KGgo" + "A" * rng.randint(40, 80), mime_type="image/png")
+    data = {"count": rng.randint(1, 99), "items": [words(1), words(1)]}
+    said = f"Error executing tool check_stock: {words()}"
+    return [
+        (types.CallToolResult(content=[text(parts[0])]), "a result with one text part", parts[:1]),
+        (types.CallToolResult(content=[text(p) for p in parts]), "a result with several text parts", parts),
+        (types.CallToolResult(content=[text(parts[0]), image, text(parts[1])]), "a result with an image between two "
+         + "text parts", parts[:2]),
+        (types.CallToolResult(content=[], structured_content=data), "a result with only structured content", []),
+        (types.CallToolResult(content=[]), "a result with nothing in it", []),
+        (types.CallToolResult(content=[text(failure)], is_error=True), "a failed result (is_error)", [failure]),
+        (types.CallToolResult(content=[text(said)], is_error=True), "a failed result whose text starts with Error",
+         [said.removeprefix("Error")]),
+    ]
+
+
+@exercise("l6-result-text", lesson=6, given=GIVEN_RESULT)
+def check_result_text(result_to_text):
+    rng = random.Random()
+    for result, what, texts in results(rng):
+        try:
+            got = result_to_text(result)
+        except AttributeError as e:
+            if "text" in str(e):
+                raise NotYet(f"for {what}, your code asked a part that is not text for its .text: check "
+                             "isinstance(part, TextContent) first, and describe other parts in a short note.") from None
+            raise
+        if not isinstance(got, str):
+            raise NotYet(f"result_to_text should return a str; for {what} it returned {type(got).__name__}.")
+        if not got.strip():
+            raise NotYet(f"for {what} the model would get an empty text: say that the tool returned nothing "
+                         "(or give the structured content as JSON).")
+        position = 0
+        for part in texts:
+            found = got.find(part, position)
+            if found < 0:
+                raise NotYet(f"for {what}, the text of a part is missing or out of order: keep every text part "
+                             "of result.content, in order (not only the first).")
+            position = found + len(part)
+        if result.is_error and not got.startswith("Error"):
+            raise NotYet(f"for {what} the text reads like an answer: the model cannot tell the call failed. "
+                         "When result.is_error, start the text with 'Error' (add 'Error: ' if the server's "
+                         "text does not start with it).")
+        if not result.is_error and got.startswith("Error"):
+            raise NotYet(f"{what} succeeded, yet the text starts with 'Error': add it only when result.is_error.")
+        if any(p.type == "image" for p in result.content):
+            image = next(p for p in result.content if p.type == "image")
+            if image.data[:20] in got:
+                raise NotYet("the image's data (base64) reached the text: the model cannot use it and it costs "
+                             "tokens. Put a short note such as '[image]' in its place.")
+            if "image" not in got.lower():
+                raise NotYet("a part that is not text vanished without a trace: put a short note that names its "
+                             "kind, such as '[image]', in its place.")
+        if result.structured_content is not None and not result.content:
             try:
-                result = connect_support(host, server)
-                if inspect.isawaitable(result):
-                    await result
-                state = {"connected": set(host.connections), "offered": set(host.offered),
-                         "hidden": set(host.hidden.get("docs", ())),
-                         "listed": {t.name for t in host.listed.get("docs", ())}}
-                if "docs" in host.connections:  # what actually runs, not only what the host reports
-                    await host.execute("search_docs", '{"query": "refund"}')
-                    await host.execute("export_customers", "{}")
-                return state
-            finally:
-                await host.close()
-
-        state = run_async(attempt)
-        if not state["connected"]:
-            raise NotYet("connect_support connected nothing to the host it was given: `await host.connect(\"docs\", "
-                         "in_memory(server), allow={...})` (host.connect is async: without `await` it does not run).")
-        if state["connected"] != {"docs"}:
-            raise NotYet(f"connect the server as \"docs\", not {', '.join(sorted(state['connected']))}: the host "
-                         "tells servers apart by that name.")
-        if "export_customers" in calls:
-            raise NotYet("export_customers ran when the model called it. It says it is read-only, but that is the "
-                         "server's claim: a tool you did not choose must never run.")
-        if "export_customers" in state["offered"]:
-            raise NotYet("the model is offered export_customers. It says it is read-only, but that is the "
-                         "server's claim: a tool you did not choose must stay hidden.")
-        if "bulk_refund" in state["offered"]:
-            raise NotYet("after another server update the model is offered bulk_refund: list the tools you "
-                         "want (an allowlist) instead of removing the ones you know about.")
-        if state["offered"] != SUPPORT_TOOLS:
-            raise NotYet(f"the model is offered {sorted(state['offered'])}; it should get exactly "
-                         f"{sorted(SUPPORT_TOOLS)}.")
-        if "search_docs" not in calls:
-            raise NotYet("a call to search_docs never reached the server you were given: connect that `server` "
-                         "object, with in_memory(server), not another one.")
-        should_hide = state["listed"] - SUPPORT_TOOLS
-        if state["hidden"] != should_hide:
-            raise NotYet(f"the host should report {', '.join(sorted(should_hide))} as hidden (host.hidden): leave "
-                         "them off the allowlist, instead of removing them from what the host offers afterwards.")
-    return "New tools stay hidden until you add them yourself, whatever they claim."
-
-
-SLOW_LIMIT = 1.25  # "under a second", with room for a busy machine
-TIME_WORDS = re.compile(r"did not answer|timed? ?out|time limit", re.IGNORECASE)
-
-
-def warehouse(seconds: float, sessions: list):
-    """A server whose only tool takes `seconds`; `sessions` records "open"/"closed" for each connection."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
-
-    @asynccontextmanager
-    async def session(server):
-        sessions.append("open")
-        try:
-            yield {}
-        finally:
-            sessions.append("closed")
-
-    server = MCPServer("warehouse", log_level="WARNING", lifespan=session)
-
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
-    async def inventory_report() -> str:
-        """Count every item in the warehouse."""
-        await asyncio.sleep(seconds)
-        return "412 items in stock."
-
-    return server
-
-
-def ask_warehouse(ask_inventory, seconds: float) -> tuple[object, float, str]:
-    """(the reply or the TimeoutError raised, seconds taken, whether the connection was closed on return)."""
-    sessions: list = []
-
-    async def attempt():
-        start = time.perf_counter()
-        try:
-            reply = await ask_inventory(warehouse(seconds, sessions))
-        except (TimeoutError, asyncio.TimeoutError) as e:  # the learner's own timeout, not the check's limit
-            reply = e
-        return reply, time.perf_counter() - start, (sessions[-1:] or ["never opened"])[0]
-
-    return run_async(attempt, limit=4, hint=": the host waited for the slow tool. Give it a timeout, "
-                                             "e.g. McpHost(timeout=0.5) (read_timeout= only bounds connecting)")
-
-
-@exercise("l6-timeout", lesson=6, given=GIVEN)
-def check_timeout(ask_inventory):
-    reply, elapsed, session = ask_warehouse(ask_inventory, 60)
-    if isinstance(reply, BaseException):
-        raise NotYet("your code raised TimeoutError: let the host turn it into a message for the model "
-                     "(McpHost(timeout=...)) or catch it and return a message.")
-    if not isinstance(reply, str):
-        raise NotYet(f"ask_inventory should return the text for the model (a str), not {type(reply).__name__}.")
-    if "not available here" in reply:
-        raise NotYet("the host refused the call because inventory_report is not on its allowlist: put "
-                     "inventory_report on the allowlist (allow={\"inventory_report\"}).")
-    if not reply.startswith("Error"):
-        raise NotYet(f"a call that timed out must reach the model as an error, got {reply[:80]!r}.")
-    if not TIME_WORDS.search(reply):
-        raise NotYet(f"the reply should say the tool took too long (as the host's timeout message does), got "
-                     f"{reply[:100]!r}.")
-    if elapsed > SLOW_LIMIT:
-        raise NotYet(f"the slow call took {elapsed:.1f} s: give the host a timeout under a second, "
-                     "e.g. McpHost(timeout=0.5).")
-    if session != "closed":
-        raise NotYet("the connection was still open when ask_inventory returned: close the host before you "
-                     "return (`async with McpHost(...) as host:` does it for you).")
-    fast, _, session = ask_warehouse(ask_inventory, 0)
-    if fast != "412 items in stock.":
-        raise NotYet(f"when the tool answers in time, return its text; got {str(fast)[:80]!r}.")
-    if session != "closed":
-        raise NotYet("after a quick answer the connection was still open: close the host on every path "
-                     "(`async with McpHost(...) as host:`).")
-    return f"A stuck tool became a message after {elapsed:.1f} s instead of a hang, and the host was closed."
+                same = json.loads(got) == result.structured_content
+            except json.JSONDecodeError:
+                same = False
+            if not same:
+                raise NotYet(f"for {what}, return its structured_content as JSON text "
+                             "(json.dumps(result.structured_content)).")
+    return "Every part reaches the model as text, and a failure stays a failure."

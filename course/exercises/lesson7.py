@@ -1,0 +1,139 @@
+"""Checks for lesson 7's exercises (notebooks/07_model_adapters.ipynb).
+
+Every check tries the learner's code on cases made up at random on each run (call ids,
+texts, error flags), so a solution that only fits the notebook's example does not pass.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+from mcp import types
+
+from course.adapters import ToolResult
+from course.exercises import NotYet, exercise
+from course.scripted import ScriptedModel
+
+GIVEN = """
+from course.adapters import ToolCall, ToolResult, ModelTurn
+"""
+
+WORDS = ["refund", "parcel", "kettle", "voucher", "invoice", "section", "carrier", "warranty", "mug", "lamp"]
+
+
+def call_id(rng: random.Random) -> str:
+    return "call_" + "".join(rng.choices(string.ascii_letters + string.digits, k=12))
+
+
+def sentence(rng: random.Random, n: int = 6) -> str:
+    return " ".join(rng.choices(WORDS, k=n)).capitalize() + "."
+
+
+@exercise("l7-result-item", lesson=7, given=GIVEN)
+def check_result_item(result_item):
+    rng = random.Random()
+    cases = [ToolResult(call_id(rng), sentence(rng)), ToolResult(call_id(rng), sentence(rng), True),
+             ToolResult(call_id(rng), "Error: " + sentence(rng), True)]
+    for r in cases:
+        got = result_item(r)
+        if not isinstance(got, dict):
+            raise NotYet(f"result_item returns a {type(got).__name__}: return a dict, the input item.")
+        if "tool_call_id" in got or got.get("role") == "tool":
+            raise NotYet("that is a Chat Completions tool message; the Responses API wants "
+                         "{'type': 'function_call_output', 'call_id': ..., 'output': ...}.")
+        if got.get("type") != "function_call_output":
+            raise NotYet(f"the item's type must be 'function_call_output' (got {got.get('type')!r}).")
+        if got.get("call_id") != r.call_id:
+            raise NotYet("quote the call's id as 'call_id' (the result's call_id), so the model can match "
+                         f"result to call (expected {r.call_id!r}, got {got.get('call_id')!r}).")
+        if not isinstance(got.get("output"), str):
+            raise NotYet("'output' must be the result's text (a string).")
+        if r.is_error and not got["output"].startswith("Error"):
+            raise NotYet("a failed call must reach the model as a failure: the item has no is_error field, so "
+                         "the text must start with 'Error' (add 'Error: ' when it does not already).")
+        if got["output"] not in (r.text, f"Error: {r.text}") or (not r.is_error and got["output"] != r.text):
+            raise NotYet(f"'output' must be the result's text (expected {r.for_model()!r}, got {got['output']!r}).")
+        if got["output"].startswith("Error: Error"):
+            raise NotYet("this text already starts with 'Error': do not add the prefix twice.")
+    return "Chat Completions' tool message and this item carry the same three things under other names."
+
+
+def mcp_result(rng: random.Random, failed: bool, n: int) -> tuple[types.CallToolResult, str]:
+    parts = [sentence(rng, 4) for _ in range(n)]
+    return (types.CallToolResult(content=[types.TextContent(type="text", text=p) for p in parts], is_error=failed),
+            "\n".join(parts))
+
+
+@exercise("l7-error-flag", lesson=7, given=GIVEN)
+def check_error_flag(from_mcp):
+    rng = random.Random()
+    for failed, n in ((False, rng.randint(2, 3)), (True, 1), (rng.random() < 0.5, rng.randint(1, 3))):
+        cid = call_id(rng)
+        result, text = mcp_result(rng, failed, n)
+        got = from_mcp(cid, result)
+        if not isinstance(got, ToolResult):
+            raise NotYet(f"from_mcp returns a {type(got).__name__}: return ToolResult(call_id, text, is_error).")
+        if got.call_id != cid:
+            raise NotYet("keep the call's id in the ToolResult: the adapter quotes it to the model.")
+        if got.is_error is not failed:
+            raise NotYet("take is_error from the MCP result (result.is_error): it is the server's word on "
+                         f"whether the call failed (expected {failed}, got {got.is_error!r}).")
+        if got.text.removeprefix("Error: ") != text:
+            raise NotYet("the text is every TextContent part's .text, joined with newlines "
+                         f"(expected {text!r}, got {got.text!r}).")
+    return "the flag now survives any format: ToolResult.for_model() writes it into the text."
+
+
+@exercise("l7-stream", lesson=7, given=GIVEN)
+def check_stream(collect):
+    rng = random.Random()
+    text = " ".join(rng.choices(WORDS, k=rng.randint(5, 12)))
+    client = ScriptedModel([text]).client(max_retries=0)
+    chunks = client.chat.completions.create(model="gpt-5.5", messages=[{"role": "user", "content": "hi"}],
+                                            stream=True, stream_options={"include_usage": True})
+    seen: list[str] = []
+    try:
+        got = collect(chunks, seen.append)
+    except IndexError:
+        raise NotYet("the last chunk (the usage) has no choices: skip chunks whose choices list is empty "
+                     "(`if not chunk.choices: continue`).") from None
+    if not seen:
+        raise NotYet("call on_text(piece) for each piece of text as it arrives: that is what makes it a stream.")
+    if "".join(seen) != text:
+        raise NotYet(f"on_text should get every text delta, in order (they join to {''.join(seen)!r}).")
+    if got != text:
+        raise NotYet(f"return the whole answer, the pieces joined (expected {text!r}, got {got!r}).")
+    return f"{len(seen)} pieces, in order, and the whole answer at the end."
+
+
+def question(rng: random.Random, doc: str, section: str, also: tuple[str, ...] = ()) -> dict:
+    return {"question": sentence(rng), "doc": doc, "section": section, "also": list(also)}
+
+
+@exercise("l7-success-rate", lesson=7, given=GIVEN)
+def check_success_rate(success_rate):
+    rng = random.Random()
+    docs = rng.sample(["refunds", "returns", "shipping", "warranty", "payments"], 4)
+    qs = [question(rng, docs[0], "Time limits"), question(rng, docs[1], "Delivery costs", ("Carriers",)),
+          question(rng, docs[2], "Overview"), question(rng, docs[3], "Making a claim")]
+    answers = [f"Yes. (Source: {docs[0]} › Time limits)",      # right
+               f"It depends. (Source: {docs[1]} › Carriers)",  # right: an `also` section
+               f"No idea. (Source: {docs[3]} › Overview)",     # right section name, wrong document
+               None]                                           # the run ended without an answer
+    got = success_rate(answers, qs)
+    if isinstance(got, (int, float)) and abs(got - 0.75) < 1e-9:
+        raise NotYet("the third answer names the right section of the wrong document: compare "
+                     "'document › section' together, not the section alone.")
+    if isinstance(got, (int, float)) and abs(got - 0.25) < 1e-9:
+        raise NotYet("an answer that cites one of the question's 'also' sections is right too.")
+    if not isinstance(got, (int, float)) or abs(got - 0.5) > 1e-9:
+        raise NotYet(f"2 of these 4 answers cite a right section, so the rate is 0.5 (got {got!r}).")
+    try:
+        empty = success_rate([], [])
+    except ZeroDivisionError:
+        empty = None
+    if empty != 0:
+        raise NotYet("with no questions there is nothing to succeed at: return 0 (dividing by len(questions) "
+                     "fails when there are none).")
+    return "the same rule as the evaluation table's 'task success'."

@@ -1,0 +1,378 @@
+"""Lesson 6's exercise checks accept correct clients written differently and see through ones that only look
+right, each with a hint that says what is wrong (tests/test_exercises.py covers the reference solutions and the
+notebook stubs)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from course.exercises import check_source, exercise_cells, load_all
+from course.paths import ROOT
+
+NOTEBOOK = ROOT / "notebooks" / "06_mcp_client.ipynb"
+IDS = ["l6-list-tools", "l6-to-openai", "l6-result-text", "l6-execute", "l6-agent"]
+TRIES = 3  # the checks draw new servers on every run: a wrong solution must fail on every draw
+
+pytestmark = [pytest.mark.timeout(120),
+              pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")]  # "forgot await"
+
+
+def solution(id: str) -> str:
+    return (ROOT / "solutions" / f"{id}.py").read_text()
+
+
+def passes(id: str, source: str, tries: int = TRIES) -> None:
+    for _ in range(tries):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert verdict.passed, str(verdict)
+
+
+def fails_with(id: str, source: str, hint: str, tries: int = TRIES) -> None:
+    for _ in range(tries):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert not verdict.passed and hint in verdict.message, str(verdict)
+
+
+# -- one source: what a check runs before the cell is what the notebook ran before it ----------------
+def imports(source: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = getattr(node, "module", None)
+            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
+    return found
+
+
+def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
+    assert list(exercise_cells(str(NOTEBOOK))) == IDS
+    assert sorted(i for i, ex in load_all().items() if ex.lesson == 6) == sorted(IDS)
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    before = []
+    for cell in nb.cells:
+        if cell.source.startswith(f"# EXERCISE {id}"):
+            break
+        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
+            before.append(cell.source)
+    assert imports(load_all()[id].given) == imports("\n".join(before))
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
+    namespace: dict = {}
+    exec(compile(solution(id), f"solutions/{id}.py", "exec"), namespace)  # noqa: S102 - no notebook names given
+
+
+@pytest.mark.timeout(180)
+def test_the_notebook_with_every_solution_pasted_passes_every_check():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        for id in IDS:
+            if cell.source.startswith(f"# EXERCISE {id}"):
+                cell.source = solution(id)
+    NotebookClient(nb, timeout=90, kernel_name="course",
+                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    verdicts = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells
+                if c.cell_type == "code" and 'check("l6-' in c.source]
+    assert len(verdicts) == len(IDS) and all("✅" in v and "❌" not in v for v in verdicts), verdicts
+
+
+# -- l6-list-tools -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("source", [
+    solution("l6-list-tools"),
+    '''
+    async def list_tools(client, allow):
+        page = await client.list_tools()
+        pages = [page]
+        while page.next_cursor is not None:
+            page = await client.list_tools(cursor=page.next_cursor)
+            pages.append(page)
+        return [tool for p in pages for tool in p.tools if tool.name in set(allow)]
+    ''',
+    '''
+    async def list_tools(client, allow, cursor=None):
+        page = await client.list_tools(cursor=cursor)
+        mine = list(filter(lambda t: t.name in allow, page.tools))
+        return mine if page.next_cursor is None else mine + await list_tools(client, allow, page.next_cursor)
+    ''',
+], ids=["reference", "pages-then-filter", "recursive"])
+def test_l6_list_tools_check_accepts_correct_solutions_written_differently(source):
+    passes("l6-list-tools", source)
+
+
+LIST = '''
+async def list_tools(client, allow):
+    tools, cursor = [], None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools += [tool for tool in page.tools if {keep}]
+        cursor = page.next_cursor
+        if {stop}:
+            return tools
+'''
+
+
+def list_tools(keep: str = "tool.name in allow", stop: str = "cursor is None") -> str:
+    return LIST.format(keep=keep, stop=stop)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ('''
+     async def list_tools(client, allow):
+         return [tool for tool in (await client.list_tools()).tools if tool.name in allow]
+     ''', "only the first page"),
+    (list_tools(stop="cursor is None or not page.tools"), "a page with no tools"),
+    (list_tools(keep="True"), "not on `allow`"),
+    (list_tools(keep="any(name in tool.name for name in allow)"), "(the whole name)"),
+    (list_tools(keep="tool.name in allow").replace("tools += [tool", "tools += [tool.name"), "returned names"),
+    (list_tools().replace("async def", "def").replace("await ", ""), "client.list_tools is async"),
+], ids=["first-page-only", "stops-at-an-empty-page", "no-allowlist", "part-of-a-name", "names", "not-async"])
+def test_l6_list_tools_check_fails_on_a_solution_that_only_looks_right(source, hint):
+    fails_with("l6-list-tools", source, hint)
+
+
+# -- l6-to-openai ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("source", [
+    solution("l6-to-openai"),
+    '''
+    import copy
+
+
+    def to_openai(tool):
+        function = dict(name=tool.name, parameters=copy.deepcopy(tool.input_schema))
+        if tool.description is not None:
+            function["description"] = tool.description
+        return dict(type="function", function=function)
+    ''',
+    '''
+    def to_openai(tool):
+        described = tool.description if tool.description is not None else (tool.title or "")
+        return {"type": "function", "function": {"name": tool.name, "description": described,
+                                                 "parameters": tool.model_dump(by_alias=True)["inputSchema"]}}
+    ''',
+], ids=["reference", "description-only-when-there", "title-and-dump"])
+def test_l6_to_openai_check_accepts_correct_solutions_written_differently(source):
+    passes("l6-to-openai", source)
+
+
+CONVERT = '''
+def to_openai(tool):
+    return {{"type": "function", "function": {{"name": tool.name, "description": {description},
+                                             "parameters": {parameters}}}}}
+'''
+
+
+def convert(description: str = 'tool.description or ""', parameters: str = "tool.input_schema") -> str:
+    return CONVERT.format(description=description, parameters=parameters)
+
+
+@pytest.mark.parametrize("source, hint", [
+    (convert(parameters="tool.inputSchema"), "snake_case"),
+    ('def to_openai(tool):\n    return {"type": "function", "name": tool.name, "description": tool.description, '
+     '"parameters": tool.input_schema}', "flat format"),
+    (convert(parameters='{"type": "object", "properties": tool.input_schema.get("properties", {})}'), "untouched"),
+    (convert(description="tool.description"), "without a description"),
+    (convert(parameters='{**tool.input_schema, "additionalProperties": False}'), "untouched"),
+    ("def to_openai(tool):\n    schema = tool.input_schema\n    schema.pop('title', None)\n    return "
+     "{'type': 'function', 'function': {'name': tool.name, 'description': tool.description or '', "
+     "'parameters': schema}}", "changed the tool's own input_schema"),
+    ("import json\n" + convert(parameters="json.dumps(tool.input_schema)"), "not JSON text"),
+], ids=["mcp-1-field-name", "responses-format", "rebuilt-schema", "description-none", "strict-added",
+        "mutates-the-schema", "schema-as-text"])
+def test_l6_to_openai_check_fails_on_a_solution_that_only_looks_right(source, hint):
+    fails_with("l6-to-openai", source, hint)
+
+
+# -- l6-result-text ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("source", [
+    solution("l6-result-text"),
+    '''
+    import json
+
+
+    def result_to_text(result):
+        lines = []
+        for part in result.content:
+            lines.append(part.text if part.type == "text" else f"<{part.type} not shown>")
+        if not lines:
+            lines = [json.dumps(result.structured_content, indent=2) if result.structured_content else "(empty)"]
+        text = "\\n\\n".join(lines)
+        return "Error: " + text if result.is_error else text
+    ''',
+], ids=["reference", "always-prefix-and-blank-lines"])
+def test_l6_result_text_check_accepts_correct_solutions_written_differently(source):
+    passes("l6-result-text", source)
+
+
+RESULT = '''
+import json
+
+from mcp.types import TextContent
+
+
+def result_to_text(result):
+    parts = [{part} for part in result.content]
+    text = "\\n".join(parts)
+    if not text and result.structured_content is not None:
+        text = json.dumps(result.structured_content)
+    text = text or {empty}
+    {error}
+    return text
+'''
+ERROR = 'if result.is_error and not text.startswith("Error"):\n        text = "Error: " + text'
+
+
+def result_text(part: str = 'part.text if isinstance(part, TextContent) else "[image]"',
+                empty: str = '"(nothing)"', error: str = ERROR) -> str:
+    return RESULT.format(part=part, empty=empty, error=error)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("def result_to_text(result):\n    return result.content[0].text", "not only the first"),
+    (result_text(error="pass"), "reads like an answer"),
+    (result_text(part="part.text"), "a part that is not text"),
+    (result_text(empty='""'), "empty text"),
+    (result_text(part='part.text if isinstance(part, TextContent) else ""'), "vanished without a trace"),
+    (result_text(part="part.text if isinstance(part, TextContent) else str(part)"), "image's data"),
+], ids=["first-part-only", "error-flag-dropped", "every-part-is-text", "empty-text", "image-dropped",
+        "image-data-kept"])
+def test_l6_result_text_check_fails_on_a_solution_that_only_looks_right(source, hint):
+    fails_with("l6-result-text", source, hint)
+
+
+# -- l6-execute --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("source", [
+    solution("l6-execute"),
+    '''
+    import asyncio
+    import json
+
+    from course.host import result_text
+
+
+    def make_execute(client, tools, approve, timeout):
+        async def execute(name, arguments):
+            if name not in tools:
+                return f"Error: unknown tool {name}; the tools are {sorted(tools)}."
+            try:
+                args = json.loads(arguments)
+                assert isinstance(args, dict)
+            except (ValueError, AssertionError):
+                return "Error: send the arguments as one JSON object."
+            if not getattr(tools[name].annotations, "read_only_hint", None):
+                if not await approve(name, args):
+                    return f"The person declined {name}; it did not run. Ask them what to do instead."
+            try:
+                result = await asyncio.wait_for(client.call_tool(name, args), timeout)
+            except TimeoutError:
+                return f"Error: no answer from {name} after {timeout} seconds."
+            return result_text(result)
+
+        return execute
+    ''',
+], ids=["reference", "wait-for-and-getattr"])
+def test_l6_execute_check_accepts_correct_solutions_written_differently(source):
+    passes("l6-execute", source, tries=2)
+
+
+REFERENCE_EXECUTE = solution("l6-execute")
+
+
+def execute(old: str, new: str) -> str:
+    assert old in REFERENCE_EXECUTE
+    return REFERENCE_EXECUTE.replace(old, new)
+
+
+@pytest.mark.parametrize("source, hint, tries", [
+    (execute("tool.annotations is not None and tool.annotations.read_only_hint is True",
+             "tool.annotations is None or tool.annotations.read_only_hint is not False"), "ran without asking", 2),
+    (execute("tool.annotations is not None and tool.annotations.read_only_hint is True",
+             "tool.annotations is not None and not tool.annotations.destructive_hint"), "ran without asking", 2),
+    (execute("return result_text(result)", "return result.content[0].text"), "keeps the error flag", 2),
+    (execute("read_timeout_seconds=timeout", "read_timeout_seconds=None"), "a slow tool kept execute waiting", 1),
+    (execute("read_timeout_seconds=timeout", "read_timeout_seconds=4"), "use the `timeout` you were given", 1),
+    (execute("        except MCPError as e:\n            if e.code == REQUEST_TIMEOUT:  # the connection is still "
+             "fine\n                return f\"Error: {name} did not answer within {timeout:g} s. Tell the user it is "
+             "not available now.\"\n            return f\"Error: the server refused the call to {name}: "
+             "{e.message}\"\n", "        except ValueError:\n            raise\n"),
+     "raised MCPError out of execute", 1),
+    (execute("        tool = tools.get(name)\n        if tool is None:\n            return f\"Error: there is no tool "
+             "{name!r} here. Use one of: {', '.join(tools)}.\"\n",
+             "        tool = tools.get(name) or next(iter(tools.values()))\n"), "not in `tools` was run", 2),
+    (execute("not await approve(name, args)", "not approve(name, args)"), "approve is async", 2),
+    (execute('return f"{name} was not run: the user rejected it. Do not retry without a new request."',
+             'return "Error: failed."'), "tell the model it was rejected", 2),
+    (execute("await approve(name, args)", "await approve(name, arguments)"), "parsed from the JSON text", 2),
+], ids=["missing-read-only-hint-means-read-only", "not-destructive-means-read-only", "error-flag-dropped",
+        "no-timeout", "a-timeout-of-its-own", "timeout-not-caught", "hidden-tool-runs", "approve-not-awaited",
+        "rejection-unexplained", "approve-gets-json-text"])
+def test_l6_execute_check_fails_on_a_solution_that_only_looks_right(source, hint, tries):
+    fails_with("l6-execute", source, hint, tries=tries)
+
+
+# -- l6-agent ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("source", [
+    solution("l6-agent"),
+    '''
+    import asyncio
+
+
+    async def agent(llm, model, question, tools, execute, max_steps=6):
+        messages, steps = [{"role": "user", "content": question}], 0
+        while steps < max_steps:
+            steps += 1
+            response = await llm.chat.completions.create(model=model, messages=messages, tools=tools)
+            message = response.choices[0].message
+            if message.tool_calls is None:
+                return message.content
+            messages.append(message)
+            calls = message.tool_calls
+            texts = await asyncio.gather(*(execute(c.function.name, c.function.arguments) for c in calls))
+            messages += [{"role": "tool", "tool_call_id": c.id, "content": t} for c, t in zip(calls, texts)]
+        return "Stopped: the step limit was reached before an answer."
+    ''',
+], ids=["reference", "while-and-gather"])
+def test_l6_agent_check_accepts_correct_solutions_written_differently(source):
+    passes("l6-agent", source)
+
+
+REFERENCE_AGENT = solution("l6-agent")
+
+
+def agent(old: str, new: str) -> str:
+    assert old in REFERENCE_AGENT
+    return REFERENCE_AGENT.replace(old, new)
+
+
+@pytest.mark.parametrize("source, hint", [
+    (agent("range(max_steps)", "range(max_steps + 1)"), "more requests than max_steps"),
+    (agent("range(max_steps)", "range(max_steps - 1)"), "stopped before the model answered"),
+    (agent("text = await execute(", "text = execute("), "execute is async"),
+    (agent("response = await llm.", "response = llm."), "async client"),
+    (agent('"content": text}', '"content": call.function.arguments}'), "wrong text"),
+    (agent("return message.content", "return message"), "the model's answer text"),
+    ('''
+     async def agent(llm, model, question, tools, execute, max_steps=6):
+         messages = [{"role": "user", "content": question}]
+         message = (await llm.chat.completions.create(model=model, messages=messages, tools=tools)).choices[0].message
+         if not message.tool_calls:
+             return message.content
+         messages.append(message.model_dump(exclude_none=True))
+         for call in message.tool_calls:
+             text = await execute(call.function.name, call.function.arguments)
+             messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+         again = await llm.chat.completions.create(model=model, messages=messages, tools=tools)
+         return again.choices[0].message.content
+     ''', "the model's answer text"),
+], ids=["one-step-too-many", "one-step-too-few", "execute-not-awaited", "llm-not-awaited", "wrong-tool-text",
+        "message-returned", "one-round-only"])
+def test_l6_agent_check_fails_on_a_solution_that_only_looks_right(source, hint):
+    fails_with("l6-agent", source, hint)

@@ -1,0 +1,145 @@
+"""Lesson 7's exercise checks accept other correct solutions and refuse typical wrong ones with their hint,
+on every random draw (tests/test_exercises.py covers the reference solutions and the notebook stubs)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from course.exercises import check_source, exercise_cells, load_all
+from course.paths import ROOT
+
+NOTEBOOK = ROOT / "notebooks" / "07_model_adapters.ipynb"
+IDS = ["l7-result-item", "l7-error-flag", "l7-stream", "l7-success-rate"]
+TRIES = 5
+load_all()
+
+
+def passes(id: str, source: str) -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert verdict.passed, str(verdict)
+
+
+def fails_with(id: str, source: str, hint: str) -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert not verdict.passed and hint in verdict.message, str(verdict)
+
+
+def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
+    assert list(exercise_cells(str(NOTEBOOK))) == IDS
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_the_reference_solution_passes_on_every_draw(id):
+    passes(id, (ROOT / "solutions" / f"{id}.py").read_text())
+
+
+# -- l7-result-item ----------------------------------------------------------------------------
+def test_result_item_accepts_the_tool_results_own_for_model():
+    passes("l7-result-item", """
+        def result_item(result):
+            return dict(type="function_call_output", call_id=result.call_id, output=result.for_model())
+    """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""def result_item(result):
+            return {"role": "tool", "tool_call_id": result.call_id, "content": result.text}""", "Chat Completions"),
+    ("""def result_item(result):
+            return {"type": "function_call_output", "call_id": result.call_id, "output": result.text}""",
+     "must start with 'Error'"),
+    ("""def result_item(result):
+            return {"type": "function_call_output", "id": result.call_id, "output": result.for_model()}""",
+     "quote the call's id as 'call_id'"),
+    ("""def result_item(result):
+            text = "Error: " + result.text if result.is_error else result.text
+            return {"type": "function_call_output", "call_id": result.call_id, "output": text}""",
+     "do not add the prefix twice"),
+])
+def test_result_item_refuses_typical_mistakes_with_their_hint(source, hint):
+    fails_with("l7-result-item", source, hint)
+
+
+# -- l7-error-flag -----------------------------------------------------------------------------
+def test_error_flag_accepts_a_solution_that_reads_text_parts_by_class():
+    passes("l7-error-flag", """
+        import mcp.types as types
+
+        def from_mcp(call_id, result):
+            texts = [p.text for p in result.content if isinstance(p, types.TextContent)]
+            return ToolResult(call_id=call_id, text="\\n".join(texts), is_error=result.is_error is True)
+    """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""def from_mcp(call_id, result):
+            return ToolResult(call_id, "\\n".join(p.text for p in result.content))""", "take is_error from the MCP"),
+    ("""def from_mcp(call_id, result):
+            return ToolResult(call_id, result.content[0].text, result.is_error)""", "joined with newlines"),
+    ("""def from_mcp(call_id, result):
+            return {"call_id": call_id, "text": result.content[0].text}""", "returns a dict"),
+])
+def test_error_flag_refuses_typical_mistakes_with_their_hint(source, hint):
+    fails_with("l7-error-flag", source, hint)
+
+
+# -- l7-stream ---------------------------------------------------------------------------------
+def test_stream_accepts_a_solution_that_filters_with_a_generator():
+    passes("l7-stream", """
+        def collect(chunks, on_text):
+            text = ""
+            for piece in (c.choices[0].delta.content for c in chunks if c.choices):
+                if piece:
+                    on_text(piece)
+                    text += piece
+            return text
+    """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""def collect(chunks, on_text):
+            pieces = [c.choices[0].delta.content or "" for c in chunks]
+            for p in pieces:
+                on_text(p)
+            return "".join(pieces)""", "has no choices"),
+    ("""def collect(chunks, on_text):
+            return "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)""", "call on_text"),
+    ("""def collect(chunks, on_text):
+            for c in chunks:
+                if c.choices and c.choices[0].delta.content:
+                    on_text(c.choices[0].delta.content)""", "return the whole answer"),
+])
+def test_stream_refuses_typical_mistakes_with_their_hint(source, hint):
+    fails_with("l7-stream", source, hint)
+
+
+# -- l7-success-rate ---------------------------------------------------------------------------
+def test_success_rate_accepts_a_one_line_solution():
+    passes("l7-success-rate", """
+        def success_rate(answers, questions):
+            return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q.get("also", [])])
+                       for a, q in zip(answers, questions)) / len(questions) if questions else 0.0
+    """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""def success_rate(answers, questions):
+            if not questions:
+                return 0
+            return sum(q["section"] in (a or "") or any(s in (a or "") for s in q.get("also", []))
+                       for a, q in zip(answers, questions)) / len(questions)""", "wrong document"),
+    ("""def success_rate(answers, questions):
+            if not questions:
+                return 0
+            cited = (f"{q['doc']} › {q['section']}" in (a or "") for a, q in zip(answers, questions))
+            return sum(cited) / len(questions)""",
+     "'also' sections"),
+    ("""def success_rate(answers, questions):
+            return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q.get("also", [])])
+                       for a, q in zip(answers, questions)) / len(questions)""", "return 0"),
+])
+def test_success_rate_refuses_typical_mistakes_with_their_hint(source, hint):
+    fails_with("l7-success-rate", source, hint)
