@@ -7,6 +7,7 @@ import pytest
 
 from course.agent import arun_agent
 from course.approval import ScriptedApprover
+from course.backend import MODEL
 from course.host import McpHost, ServerError, in_memory, stdio_command
 from course.host.guards import UntrustedInput
 from course.host.screening import flags, stdio_review
@@ -26,7 +27,7 @@ def gullible_llm():
 
 
 async def ask(host, question=QUESTION):
-    result = await arun_agent(gullible_llm(), "scripted", question, tools=host.tools(), execute=host.execute)
+    result = await arun_agent(gullible_llm(), MODEL, question, tools=host.tools(), execute=host.execute)
     return result.answer
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from course.agent import arun_agent
+from course.backend import MODEL
 from course.host import McpHost
 from course.host.trace import Trace, sequence_diagram
 from course.scripted import ScriptedModel
@@ -20,7 +21,7 @@ async def one_request(tmp_path, mode: str) -> tuple[Trace, str]:
     async with McpHost(quiet=True) as host:
         await host.connect("docs", trace.server(server, mode=mode), allow={"read_section"})
         trace.user(QUESTION)
-        result = await arun_agent(llm, "scripted", QUESTION, tools=host.tools(), execute=trace.execute(host))
+        result = await arun_agent(llm, MODEL, QUESTION, tools=host.tools(), execute=trace.execute(host))
         trace.answer(result.answer)
     return trace, result.answer
 

@@ -252,6 +252,7 @@ def _injected_refund_runs(customer_orders_only, question: str) -> bool:
 
     from course.agent import arun_agent
     from course.approval import ScriptedApprover
+    from course.backend import MODEL
     from course.host import McpHost, in_memory
     from course.scripted import ScriptedModel
     from course.servers.attacks import STOLEN_REFUND, poisoned_docs
@@ -268,7 +269,9 @@ def _injected_refund_runs(customer_orders_only, question: str) -> bool:
             async with McpHost(approver=ScriptedApprover([True] * 3), rules=[customer_orders_only(question)],
                                quiet=True) as host:
                 await host.connect("docs", in_memory(server), allow={"read_section", "issue_refund"})
-                await arun_agent(llm, "scripted", question, tools=host.tools(), execute=host.execute)
+                await arun_agent(llm, MODEL, question, tools=host.tools(), execute=host.execute)
+            return [e for e in host.log if e.tool == "issue_refund"]
 
-        run_async(attack)
+        if not run_async(attack):  # the model never tried: the check itself is broken, not your rule
+            raise AssertionError("the check could not run the attack (no refund was attempted); tell your mentor.")
         return bool(ShopStore(store).refunds(str(STOLEN_REFUND["order_id"])))
