@@ -27,12 +27,13 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-import mcp.types as types
+from mcp import types
 
 from course.approval import NOT_OFFERED, Approver, guarded
 from course.arguments import parse_arguments
 from course.errors import BadArguments, ServerError
 from course.host.connection import Connection
+from course.host.context import ContextPrimitives
 from course.host.convert import (
     MAX_RESULT_CHARS,
     SEPARATOR,
@@ -46,7 +47,9 @@ from course.host.convert import (
     to_openai_tool,
 )
 from course.host.notes import renamed, stdout_noise
+from course.host.pinning import Pins, withheld_notes, withheld_reply
 from course.host.replies import call_failed, outcome_of, unavailable
+from course.host.screening import flag_notes
 from course.host.servers import ServerSpec, check_spec
 from course.host.validation import rejection, schema_problems
 from course.permissions import Decision, DecisionLog, LogEntry, Policy, PolicyRule
@@ -68,7 +71,7 @@ class Offered:
         return is_read_only(self.tool)
 
 
-class McpHost:
+class McpHost(ContextPrimitives):  # resources and prompts: course/host/context.py (lesson 8)
     """Holds one connection per server and executes the model's calls through them."""
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
@@ -86,6 +89,7 @@ class McpHost:
         self.needs_tasks: dict[str, list[str]] = {}  # allowlisted, but they only run as MCP tasks
         self.offered: dict[str, Offered] = {}  # by the name the model uses
         self.outcomes: list[Outcome] = []  # every call that reached `call_server`, in order
+        self.pins = Pins()  # lesson 8: each allowed tool's definition, hashed; a changed one is withheld
         self._allow: dict[str, set[str]] = {}
         self._timeouts: dict[str, float] = {}
         self._guarded: Callable[[str, str], Awaitable[str]] | None = None
@@ -153,6 +157,7 @@ class McpHost:
             pass
 
     def _warn_about_renames(self, before: dict[str, Offered]) -> None:
+        before = {k: o for k, o in before.items() if (o.server, o.tool.name) not in self.pins.changes}  # withheld
         for note in renamed(before, self.offered):
             print(note)
 
@@ -164,7 +169,7 @@ class McpHost:
     def _offer(self) -> None:
         """Recompute what the model sees: allowlisted tools, with clashing names prefixed."""
         allowed = [(server, tool) for server, tools in self.listed.items()
-                   for tool in tools if tool.name in self._allow[server]]
+                   for tool in self.pins.review(server, tools, self._allow[server]) if tool.name in self._allow[server]]
         chosen = [(server, tool) for server, tool in allowed if not needs_tasks(tool)]  # they fail every call
         self.hidden = {server: [t.name for t in tools if t.name not in self._allow[server]]
                        for server, tools in self.listed.items()}
@@ -204,7 +209,15 @@ class McpHost:
         missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
         if missing:
             text += f"\n  on your allowlist but not offered by the server: {', '.join(missing)}"
-        return text
+        others = {t.name for s, tools in self.listed.items() if s != server for t in tools}
+        notes = withheld_notes(self.pins, server) + flag_notes(server, self.listed[server], {o.tool.name for o in mine},
+                                                                 others)
+        return "\n".join([text, *notes])
+
+    def accept_change(self, server: str, tool: str) -> None:
+        """Offer a tool again whose definition changed, pinning the new one (after you read it: `describe`)."""
+        self.pins.accept(server, next(t for t in self.listed[server] if t.name == tool))
+        self._offer()
 
     def tools(self) -> list[dict]:
         """The OpenAI tool definitions of every offered tool (pass as `tools=`)."""
@@ -221,6 +234,9 @@ class McpHost:
             parsed = parse_arguments(name, arguments, schema=offered.tool.input_schema if offered else None)
         except BadArguments as e:
             parsed = e
+        if offered is None and (changed := withheld_reply(self.pins, name)):  # lesson 8: a rug pull
+            self.log.record(name, parsed if isinstance(parsed, dict) else {}, "denied", "changed definition")
+            return changed
         if offered is None:  # a tool the model invented, or one the allowlist hides
             self.log.record(name, {"raw": parsed.raw} if isinstance(parsed, BadArguments) else parsed,
                             "denied", "allowlist")

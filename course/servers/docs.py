@@ -9,7 +9,8 @@ Reading tools are annotated read-only. Tools that change the shop's records say
 before either. Every expected failure is raised as the SDK's `ToolError`, whose message
 reaches the model; anything else reaches it only as "Error executing tool <name>". The
 search index (and its embedding model, ~5 s) loads in a background thread when the server
-starts, so `tools/list` answers at once.
+starts, so `tools/list` answers at once. Lesson 8 adds the documents as resources and a prompt
+(`course/servers/policy_resources.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pydantic import Field
 from course import paths
 from course import tools as course_tools
 from course.servers import bearer_auth, command_line, described, serve
+from course.servers.policy_resources import add_prompts, add_resources
 from course.servers.strict import StrictServer
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -61,7 +63,9 @@ class Library:
 
     def _load(self) -> None:
         try:
-            from course.doctools import DocTools  # imports numpy: kept off the start-up path
+            from course.doctools import (
+                DocTools,  # imports numpy: kept off the start-up path
+            )
             from course.search import DocIndex
 
             index = DocIndex(self.folder, embedder=self.embedder)
@@ -185,6 +189,8 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
         add_course_tool(mcp, read_tool, READ)
     for write_tool in store.write_tools():
         add_course_tool(mcp, write_tool, ADD if write_tool.name in ADDS_ONLY else WRITE)
+    add_resources(mcp, Path(folder))  # lesson 8: the documents as resources, and the desk's prompts
+    add_prompts(mcp)
     return mcp
 
 

@@ -1,0 +1,298 @@
+"""Lesson 8's exercise checks accept correct solutions written in other ways and refuse the wrong ones a learner
+is likely to write, each with a hint that says what is wrong (tests/test_exercises.py covers the reference
+solutions and the notebook stubs)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from course.exercises import check_source, exercise_cells, load_all
+from course.paths import ROOT
+
+pytestmark = [pytest.mark.timeout(120)]
+NOTEBOOK = ROOT / "notebooks" / "08_architecture_and_security.ipynb"
+IDS = ["l8-resource-template", "l8-changed-tool", "l8-route-tenant", "l8-injection-rule"]
+TRIES = 3  # the checks draw new cases on every run: a wrong solution must fail on every draw
+
+
+def solution(id: str) -> str:
+    return (ROOT / "solutions" / f"{id}.py").read_text()
+
+
+def passes(id: str, source: str, header: str = "") -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, f"# EXERCISE {id}\n" + header + textwrap.dedent(source))
+        assert verdict.passed, str(verdict)
+
+
+def fails_with(id: str, source: str, hint: str, header: str = "") -> None:
+    for _ in range(TRIES):
+        verdict = check_source(id, f"# EXERCISE {id}\n" + header + textwrap.dedent(source))
+        assert not verdict.passed and hint in verdict.message, str(verdict)
+
+
+def imports(source: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = getattr(node, "module", None)
+            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
+    return found
+
+
+def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
+    assert list(exercise_cells(str(NOTEBOOK))) == IDS
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    before = []
+    for cell in nb.cells:
+        if cell.source.startswith(f"# EXERCISE {id}"):
+            break
+        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
+            before.append(cell.source)
+    assert imports(load_all()[id].given) == imports("\n".join(before))
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
+    exec(compile(solution(id), f"solutions/{id}.py", "exec"), {})  # noqa: S102 - no notebook names given
+
+
+# -- l8-resource-template ------------------------------------------------------------------------------
+HEADER = "from mcp import MCPError\nfrom mcp.types import INVALID_PARAMS\n"
+
+
+def test_a_resource_template_written_another_way_passes():
+    passes("l8-resource-template", header=HEADER, source="""
+        def add_order_resources(server, orders):
+            def read(order_id: str) -> str:
+                try:
+                    order = orders[order_id]
+                except KeyError:
+                    raise MCPError(code=INVALID_PARAMS, message=f"Unknown order {order_id}") from None
+                return "Order {} is {}; total {:.2f}".format(order_id, order["status"], order["total"])
+            server.resource("orders://{order_id}", name="order")(read)
+        """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""
+     def add_order_resources(server, orders):
+         def reader(o):
+             def read() -> str:
+                 return f"{o['order_id']}: {o['status']}, total {o['total']:.2f} EUR"
+             return read
+         for order_id, order in orders.items():
+             server.resource(f"orders://{order_id}", name=order_id)(reader(order))
+     """, "one per order does not scale"),
+    ("""
+     def add_order_resources(server, orders):
+         @server.resource("orders://{order_id}")
+         def order(order_id: str) -> str:
+             found = orders[order_id]
+             return f"{order_id}: {found['status']}, total {found['total']:.2f} EUR"
+     """, "the spec says -32602"),
+    ("""
+     from course.orders import orders as shop_orders
+     def add_order_resources(server, orders):
+         @server.resource("orders://{order_id}")
+         def order(order_id: str) -> str:
+             found = shop_orders().get(order_id)
+             if found is None:
+                 raise MCPError(INVALID_PARAMS, f"No order {order_id}")
+             return f"{order_id}: {found['status']}, total {found['total']:.2f} EUR"
+     """, "use the `orders` you were given"),
+    ("""
+     def add_order_resources(server, orders):
+         @server.resource("order://{id}")
+         def order(id: str) -> str:
+             return id
+     """, 'it should list exactly "orders://{order_id}"'),
+    ("""
+     def add_order_resources(server, orders):
+         @server.resource("orders://{order_id}")
+         def order(order_id: str) -> str:
+             if order_id not in orders:
+                 raise MCPError(INVALID_PARAMS, f"No order {order_id}")
+             return f"{order_id}: {orders[order_id]['status']}, total {orders[order_id]['total']} EUR"
+     """, "two decimals"),
+])
+def test_the_resource_template_check_refuses_a_likely_mistake_with_a_hint(source, hint):
+    fails_with("l8-resource-template", source, hint, header=HEADER)
+
+
+# -- l8-changed-tool --------------------------------------------------------------------------------------
+def test_comparing_fingerprints_or_json_with_sorted_keys_passes():
+    passes("l8-changed-tool", """
+        from course.host.pinning import fingerprint
+
+        def changed_tools(pinned, listed):
+            return {t.name for t in listed if t.name in pinned and fingerprint(t) != fingerprint(pinned[t.name])}
+        """)
+    passes("l8-changed-tool", """
+        import json
+
+        def changed_tools(pinned, listed):
+            def text(tool):
+                return json.dumps(tool.model_dump(mode="json", include={"description", "input_schema", "annotations"}),
+                                  sort_keys=True)
+            return [t.name for t in listed if t.name in pinned and text(t) != text(pinned[t.name])]
+        """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""
+     def changed_tools(pinned, listed):
+         return {t.name for t in listed if t.name in pinned and t.description != pinned[t.name].description}
+     """, "input schema (a new card_number parameter)"),
+    ("""
+     import json
+     def changed_tools(pinned, listed):
+         def text(tool):
+             return json.dumps([tool.description, tool.input_schema, tool.annotations.model_dump()])
+         return {t.name for t in listed if t.name in pinned and text(t) != text(pinned[t.name])}
+     """, "same parameters in another order"),
+    ("""
+     def changed_tools(pinned, listed):
+         return {t.name for t in listed if pinned.get(t.name) is None or t.input_schema != pinned[t.name].input_schema
+                 or t.description != pinned[t.name].description or t.annotations != pinned[t.name].annotations}
+     """, "never pinned counts as changed"),
+    ("""
+     def changed_tools(pinned, listed):
+         return {t.name for t in listed if t.name in pinned and t is not pinned[t.name]}
+     """, "compare the definitions"),
+    ("""
+     def changed_tools(pinned, listed):
+         return {t.name for t in listed if t.name in pinned and (t.description, t.input_schema)
+                 != (pinned[t.name].description, pinned[t.name].input_schema)}
+     """, "its annotations"),
+])
+def test_the_changed_tool_check_refuses_a_likely_mistake_with_a_hint(source, hint):
+    fails_with("l8-changed-tool", source, hint)
+
+
+# -- l8-route-tenant ----------------------------------------------------------------------------------------
+def test_a_route_written_with_a_token_table_passes():
+    passes("l8-route-tenant", """
+        import secrets
+
+        def route(tenants, token, tool):
+            for tenant in tenants:
+                if secrets.compare_digest(tenant.token, token):
+                    backends = [b for b, tools in tenant.allow.items() if tool in tools]
+                    if backends:
+                        return (tenant.name, backends[0])
+                    raise PermissionError(tool)
+            raise PermissionError("who are you?")
+        """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""
+     def route(tenants, token, tool):
+         owner = next((t.name for t in tenants if t.token == token), None)
+         if owner is None:
+             raise PermissionError("unknown token")
+         for tenant in tenants:
+             for backend, tools in tenant.allow.items():
+                 if tool in tools:
+                     return owner, backend
+         raise PermissionError(tool)
+     """, "a tool only"),
+    ("""
+     def route(tenants, token, tool):
+         tenant = next((t for t in tenants if t.token == token), tenants[0])
+         for backend, tools in tenant.allow.items():
+             if tool in tools:
+                 return tenant.name, backend
+         raise PermissionError(tool)
+     """, "belongs to nobody was routed"),
+    ("""
+     def route(tenants, token, tool):
+         tenant = next((t for t in tenants if token in t.token), None)
+         if tenant is None:
+             raise PermissionError("unknown token")
+         for backend, tools in tenant.allow.items():
+             if tool in tools:
+                 return tenant.name, backend
+         raise PermissionError(tool)
+     """, "belongs to nobody was routed"),
+    ("""
+     def route(tenants, token, tool):
+         tenant = next(t for t in tenants if t.token == token)
+         return tenant.name, next(iter(tenant.allow))
+     """, "the backend whose allowlist has the tool"),
+])
+def test_the_route_check_refuses_a_likely_mistake_with_a_hint(source, hint):
+    fails_with("l8-route-tenant", source, hint)
+
+
+# -- l8-injection-rule ---------------------------------------------------------------------------------------
+def test_a_rule_using_the_courses_order_pattern_passes():
+    passes("l8-injection-rule", """
+        from course.orders import ORDER_ID
+
+        def customer_orders_only(question):
+            named = ORDER_ID.findall(question)
+            return lambda tool, arguments: "deny" if arguments.get("order_id", named[0] if named else None) \\
+                not in named and "order_id" in arguments else None
+        """)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("""
+     def customer_orders_only(question):
+         return lambda tool, arguments: "deny" if tool == "issue_refund" else None
+     """, "the customer's own refund"),
+    ("""
+     import re
+     def customer_orders_only(question):
+         named = re.findall(r"A\\d{4}", question)
+         def rule(tool, arguments):
+             return "allow" if arguments.get("order_id") in named else ("deny" if "order_id" in arguments else None)
+         return rule
+     """, "skips the human's approval"),
+    ("""
+     import re
+     def customer_orders_only(question):
+         named = re.findall(r"A\\d{4}", question)
+         return lambda tool, arguments: None if arguments["order_id"] in named else "deny"
+     """, "the rule crashed on search_docs"),
+    ("""
+     import re
+     def customer_orders_only(question):
+         first = re.search(r"A\\d{4}", question).group(0)
+         def rule(tool, arguments):
+             return "deny" if "order_id" in arguments and arguments["order_id"] != first else None
+         return rule
+     """, "the second one was denied"),
+    ("""
+     def customer_orders_only(question):
+         def rule(tool, arguments):
+             return tool == "issue_refund" and arguments.get("order_id") not in question
+         return rule
+     """, "a rule returns 'allow', 'deny', 'ask' or None"),
+])
+def test_the_injection_rule_check_refuses_a_likely_mistake_with_a_hint(source, hint):
+    fails_with("l8-injection-rule", source, hint)
+
+
+def test_the_notebook_with_every_solution_pasted_passes_every_check():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        for id in IDS:
+            if cell.source.startswith(f"# EXERCISE {id}"):
+                cell.source = solution(id)
+    NotebookClient(nb, timeout=60, kernel_name="course",
+                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    verdicts = [o["text"] for c in nb.cells if c.source.startswith("check(") for o in c.outputs if "text" in o]
+    assert len([v for v in verdicts if v.strip()]) == len(IDS) and all(v.startswith("✅") for v in verdicts
+                                                                       if v.strip()), verdicts
