@@ -52,3 +52,15 @@ def test_make_test_runs_the_static_gate_before_any_test():
     tests = next(i for i, line in enumerate(lines) if "pytest tests" in line)
     assert ruff < tests and mypy < tests
     assert all(name in lines[ruff] for name in ("course", "tests", "bench", "tools", "solutions"))
+
+
+def test_contributing_md_names_every_part_of_the_package_and_every_path_it_names_exists():
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    table = text[text.index("| path | what |"):text.index("## Notebooks")]
+    named = re.findall(r"^\| `([^`]+)`(?:, `([^`]+)`)?", table, re.M)
+    paths = [p for pair in named for p in pair if p]
+    assert paths and all((ROOT / p.rstrip("/")).exists() for p in paths), [p for p in paths if not (ROOT / p).exists()]
+    parts = [p for p in (ROOT / "course").iterdir() if p.name != "__pycache__" and p.name != "__init__.py"
+             and (p.suffix == ".py" or (p / "__init__.py").exists())]
+    missing = [p.name for p in parts if f"course/{p.name}" + ("/" if p.is_dir() else "") not in paths]
+    assert not missing, f"CONTRIBUTING.md's layout table does not name {missing}"
