@@ -125,6 +125,22 @@ def test_success_rate_accepts_a_one_line_solution():
     """)
 
 
+def test_success_rate_accepts_a_loop_that_skips_missing_answers():
+    passes("l7-success-rate", """
+        def success_rate(answers, questions):
+            if not questions:
+                return 0
+            right = 0
+            for answer, q in zip(answers, questions):
+                if answer is None:
+                    continue
+                sections = [q["section"], *q.get("also", [])]
+                if any(f"{q['doc']} › {s}" in answer for s in sections):
+                    right += 1
+            return right / len(questions)
+    """)
+
+
 @pytest.mark.parametrize("source, hint", [
     ("""def success_rate(answers, questions):
             if not questions:
@@ -140,6 +156,11 @@ def test_success_rate_accepts_a_one_line_solution():
     ("""def success_rate(answers, questions):
             return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q.get("also", [])])
                        for a, q in zip(answers, questions)) / len(questions)""", "return 0"),
+    ("""def success_rate(answers, questions):
+            if not questions:
+                return 0
+            return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q["also"]])
+                       for a, q in zip(answers, questions)) / len(questions)""", "q.get('also', [])"),
 ])
 def test_success_rate_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-success-rate", source, hint)
