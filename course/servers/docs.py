@@ -19,6 +19,7 @@ import asyncio
 import inspect
 import sys
 import threading
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -133,23 +134,39 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
 
     library = library or Library(Path(folder), embedder)
     store = store or ShopStore(store_path)
+    mcp = StrictServer("course-docs", instructions="Northwind Goods' policy documents and order records. Search the "
+                    "documents before answering questions about the shop's rules, and cite 'document › section'. "
+                    "Tools that change orders need the customer's clear request.",
+                    lifespan=index_in_background(library), log_level="WARNING", **bearer_auth(token))
+    add_document_tools(mcp, library)
+    for read_tool in store.read_tools():
+        add_course_tool(mcp, read_tool, READ)
+    for write_tool in store.write_tools():
+        add_course_tool(mcp, write_tool, ADD if write_tool.name in ADDS_ONLY else WRITE)
+    add_resources(mcp, Path(folder))  # lesson 8: the documents as resources, and the desk's prompts
+    add_prompts(mcp)
+    return mcp
+
+
+def index_in_background(library: Library) -> Callable[[MCPServer], Any]:
+    """A lifespan that loads the search index once the server is serving, a moment later."""
 
     @asynccontextmanager
     async def lifespan(server: MCPServer):
-        # Load the index in the background once the server is serving (so nothing the loader prints
-        # can reach stdout), a moment later: the loader imports numpy and holds the GIL, which would
-        # slow the handshake and the first tools/list by ~0.2 s. A search that comes sooner starts
-        # it at once (Library.tools).
+        # Nothing the loader prints can then reach stdout. The delay: the loader imports numpy and holds
+        # the GIL, which would slow the handshake and the first tools/list by ~0.2 s. A search that comes
+        # sooner starts it at once (Library.tools).
         timer = asyncio.get_running_loop().call_later(LOAD_DELAY, library.start)
         try:
             yield {}
         finally:
             timer.cancel()
 
-    mcp = StrictServer("course-docs", instructions="Northwind Goods' policy documents and order records. Search the "
-                    "documents before answering questions about the shop's rules, and cite 'document › section'. "
-                    "Tools that change orders need the customer's clear request.",
-                    lifespan=lifespan, log_level="WARNING", **bearer_auth(token))
+    return lifespan
+
+
+def add_document_tools(mcp: MCPServer, library: Library) -> None:
+    """Lesson 3's three tools, as the model sees them: the docstring is the description."""
     tool = described(mcp)
 
     # Results are plain dicts. A TypedDict return type would publish a detailed outputSchema, which
@@ -184,14 +201,6 @@ def build_server(folder: Path | str = paths.DATA, *, store_path: Path | str | No
         Use it when search_docs finds nothing useful, or to show what the shop has written down.
         Cheap, but it returns no policy text: read a section for that."""
         return {"documents": run_course_tool(library.tools().list_documents)}
-
-    for read_tool in store.read_tools():
-        add_course_tool(mcp, read_tool, READ)
-    for write_tool in store.write_tools():
-        add_course_tool(mcp, write_tool, ADD if write_tool.name in ADDS_ONLY else WRITE)
-    add_resources(mcp, Path(folder))  # lesson 8: the documents as resources, and the desk's prompts
-    add_prompts(mcp)
-    return mcp
 
 
 def main(argv: list[str] | None = None) -> None:
