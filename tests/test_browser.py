@@ -10,6 +10,7 @@ except in CI, where it fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -21,6 +22,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -204,6 +206,48 @@ def course_kernel_installed(env: dict) -> bool:
     return done.returncode == 0 and "course" in json.loads(done.stdout).get("kernelspecs", {})
 
 
+@contextlib.contextmanager
+def lab_page(tmp_path: Path, name: str, cells=None, **launch) -> Iterator[tuple]:
+    """(page, lab, store path): notebook `name` open in a throw-away JupyterLab, its kernel idle and known.
+
+    `cells(store_path)` gives the notebook's cells (the default asks twice); `launch` goes to chromium.
+    On the way out the browser closes and JupyterLab stops, and the server must be gone."""
+    chromium = require_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    root, home = tmp_path / "lab", tmp_path / "home"
+    root.mkdir()
+    store_path = tmp_path / "shop.json"
+    write_notebook(root / name, store_path, cells(store_path) if cells else None)
+    lab = Lab(root, home)
+    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
+    lab.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch_persistent_context(
+                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS, **launch)
+            try:
+                page = browser.pages[0] if browser.pages else browser.new_page()
+                page.set_default_timeout(WAIT_MS)
+                # A fresh workspace: restoring an old one can open a "Select Kernel" dialog.
+                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/{name}?reset&token={lab.token}")
+                # The kernel is up and connected (running earlier opens a "Select Kernel" dialog).
+                expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
+                lab.kernels |= set(children(lab.process.pid))
+                dismiss_news(page)
+                yield page, lab, store_path
+            finally:
+                browser.close()
+    finally:
+        lab.stop()
+    assert lab.process.poll() is not None, "JupyterLab is still running"
+
+
+def run_all(page) -> None:
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.locator('li[data-command="runmenu:run-all"]').click()
+
+
 @pytest.mark.parametrize("ci, outcome", [("", pytest.skip.Exception), ("true", pytest.fail.Exception)])
 def test_a_missing_browser_is_skipped_locally_but_fails_in_ci(monkeypatch, ci, outcome):
     monkeypatch.setattr(sys.modules[__name__], "find_chromium", lambda: None)
@@ -214,56 +258,28 @@ def test_a_missing_browser_is_skipped_locally_but_fails_in_ci(monkeypatch, ci, o
 
 @pytest.mark.browser
 def test_approve_then_reject_in_jupyterlab_changes_the_store_only_for_the_approved_call(tmp_path):
-    chromium = require_browser()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    root, home = tmp_path / "lab", tmp_path / "home"
-    root.mkdir()
-    store_path = tmp_path / "shop.json"
-    write_notebook(root / "approval.ipynb", store_path)
-    lab = Lab(root, home)
-    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
-    lab.start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch_persistent_context(
-                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-            try:
-                page = browser.pages[0] if browser.pages else browser.new_page()
-                page.set_default_timeout(WAIT_MS)
-                # A fresh workspace: restoring an old one can open a "Select Kernel" dialog.
-                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/approval.ipynb"
-                          f"?reset&token={lab.token}")
-                # The kernel is up and connected (running earlier opens a "Select Kernel" dialog).
-                expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
-                expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(3, timeout=WAIT_MS)
-                lab.kernels |= set(children(lab.process.pid))
-                dismiss_news(page)
-                page.get_by_role("menuitem", name="Run", exact=True).click()
-                page.locator('li[data-command="runmenu:run-all"]').click()
+    with lab_page(tmp_path, "approval.ipynb") as (page, lab, store_path):
+        expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(3, timeout=WAIT_MS)
+        run_all(page)
 
-                expect(page.get_by_text("approver: WidgetApprover")).to_be_visible(timeout=WAIT_MS)
-                page.get_by_role("button", name="Approve", disabled=False).click()
-                expect(page.get_by_text("approved", exact=True)).to_be_visible(timeout=WAIT_MS)
-                # The second prompt appears only after the first is answered.
-                page.get_by_role("button", name="Reject", disabled=False).click()
-                expect(page.get_by_text("rejected", exact=True)).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_text("approver: WidgetApprover")).to_be_visible(timeout=WAIT_MS)
+        page.get_by_role("button", name="Approve", disabled=False).click()
+        expect(page.get_by_text("approved", exact=True)).to_be_visible(timeout=WAIT_MS)
+        # The second prompt appears only after the first is answered.
+        page.get_by_role("button", name="Reject", disabled=False).click()
+        expect(page.get_by_text("rejected", exact=True)).to_be_visible(timeout=WAIT_MS)
 
-                expect(page.get_by_text("second: cancel_order was not run: the user rejected this action; "
-                                        "do not retry without a new request.")).to_be_visible(timeout=WAIT_MS)
-                expect(page.get_by_text("decisions: approved rejected")).to_be_visible(timeout=WAIT_MS)
-                expect(page.get_by_text("A1003 is processing, refunded for A1001: 49.0")).to_be_visible(
-                    timeout=WAIT_MS)
-                assert page.get_by_role("button", name="Approve", disabled=False).count() == 0
-                assert page.get_by_role("button", name="Reject", disabled=False).count() == 0
-            finally:
-                browser.close()
-        store = ShopStore(store_path)
-        assert [(r["order_id"], r["amount"]) for r in store.refunds()] == [("A1001", 49.0)]
-        assert store.order("A1003")["status"] == "processing"
-    finally:
-        lab.stop()
-    assert lab.process.poll() is not None, "JupyterLab is still running"
+        expect(page.get_by_text("second: cancel_order was not run: the user rejected this action; "
+                                "do not retry without a new request.")).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_text("decisions: approved rejected")).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_text("A1003 is processing, refunded for A1001: 49.0")).to_be_visible(timeout=WAIT_MS)
+        assert page.get_by_role("button", name="Approve", disabled=False).count() == 0
+        assert page.get_by_role("button", name="Reject", disabled=False).count() == 0
+    store = ShopStore(store_path)
+    assert [(r["order_id"], r["amount"]) for r in store.refunds()] == [("A1001", 49.0)]
+    assert store.order("A1003")["status"] == "processing"
     assert lab.kernels and not [pid for pid in lab.kernels if alive(pid)], "a kernel outlived the test"
 
 
@@ -322,58 +338,32 @@ def run_all_notebook(store: Path) -> list:
 
 @pytest.mark.browser
 def test_after_run_all_a_waiting_prompt_is_on_screen_a_missed_one_ends_soon_and_interrupt_ends_one(tmp_path):
-    chromium = require_browser()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    root, home = tmp_path / "lab", tmp_path / "home"
-    root.mkdir()
-    store_path = tmp_path / "shop.json"
-    write_notebook(root / "run_all.ipynb", store_path, run_all_notebook(store_path))
-    lab = Lab(root, home)
-    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
-    lab.start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch_persistent_context(
-                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS,
-                viewport={"width": 1200, "height": 700})
-            try:
-                page = browser.pages[0] if browser.pages else browser.new_page()
-                page.set_default_timeout(WAIT_MS)
-                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/run_all.ipynb"
-                          f"?reset&token={lab.token}")
-                expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
-                lab.kernels |= set(children(lab.process.pid))
-                dismiss_news(page)
-                page.get_by_role("menuitem", name="Run", exact=True).click()
-                page.locator('li[data-command="runmenu:run-all"]').click()
+    with lab_page(tmp_path, "run_all.ipynb", run_all_notebook, viewport={"width": 1200, "height": 700}) as (
+            page, _, store_path):
+        run_all(page)
 
-                # The first prompt scrolls itself into view, although Run All jumped to the end.
-                approve = page.get_by_role("button", name="Approve", disabled=False)
-                expect(approve).to_be_in_viewport(timeout=WAIT_MS)
-                # Nobody answers: it ends after its short timeout, saying what happened and what to do.
-                expect(page.get_by_text("missed: issue_refund was not run: nobody approved")).to_be_visible(
-                    timeout=WAIT_MS)
-                expect(page.get_by_text("no decision within 8 s, so it counts as rejected; nothing was run. "
-                                        "To be asked again, run this cell again.").first).to_be_visible()
+        # The first prompt scrolls itself into view, although Run All jumped to the end.
+        approve = page.get_by_role("button", name="Approve", disabled=False)
+        expect(approve).to_be_in_viewport(timeout=WAIT_MS)
+        # Nobody answers: it ends after its short timeout, saying what happened and what to do.
+        expect(page.get_by_text("missed: issue_refund was not run: nobody approved")).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_text("no decision within 8 s, so it counts as rejected; nothing was run. "
+                                "To be asked again, run this cell again.").first).to_be_visible()
 
-                # The second prompt: Interrupt ends its wait at once, with one line and no traceback.
-                expect(approve).to_be_in_viewport(timeout=WAIT_MS)
-                page.get_by_role("menuitem", name="Kernel", exact=True).click()
-                page.locator('li[data-command="kernelmenu:interrupt"]').click()
-                expect(page.get_by_text("Interrupted: the prompt for cancel_order was cancelled, so nothing "
-                                        "was run.")).to_be_visible(timeout=WAIT_MS)
-                expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
-                assert page.get_by_text("CancelledError").count() == 0
-                assert page.get_by_text("Waiting for your decision").count() == 0
-                assert approve.count() == 0
-            finally:
-                browser.close()
-        store = ShopStore(store_path)
-        assert store.refunds() == [] and store.order("A1003")["status"] == "processing"
-    finally:
-        lab.stop()
-    assert lab.process.poll() is not None, "JupyterLab is still running"
+        # The second prompt: Interrupt ends its wait at once, with one line and no traceback.
+        expect(approve).to_be_in_viewport(timeout=WAIT_MS)
+        page.get_by_role("menuitem", name="Kernel", exact=True).click()
+        page.locator('li[data-command="kernelmenu:interrupt"]').click()
+        expect(page.get_by_text("Interrupted: the prompt for cancel_order was cancelled, so nothing "
+                                "was run.")).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
+        assert page.get_by_text("CancelledError").count() == 0
+        assert page.get_by_text("Waiting for your decision").count() == 0
+        assert approve.count() == 0
+    store = ShopStore(store_path)
+    assert store.refunds() == [] and store.order("A1003")["status"] == "processing"
 
 
 AFTER_RELOAD = """\\
@@ -382,57 +372,35 @@ print("second:", second)
 """
 
 
+def reload_notebook(store: Path) -> list:
+    new = nbformat.v4.new_code_cell
+    return [new(SETUP.format(store=str(store)).replace("timeout=120", "timeout=600")), new(UNANSWERED),
+            new(AFTER_RELOAD)]
+
+
 @pytest.mark.browser
 def test_a_prompt_waiting_when_the_tab_reloads_can_still_be_answered_or_cancelled(tmp_path):
-    chromium = require_browser()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    root, home = tmp_path / "lab", tmp_path / "home"
-    root.mkdir()
-    store_path = tmp_path / "shop.json"
-    new = nbformat.v4.new_code_cell
-    write_notebook(root / "reload.ipynb", store_path,
-                   [new(SETUP.format(store=str(store_path)).replace("timeout=120", "timeout=600")),
-                    new(UNANSWERED), new(AFTER_RELOAD)])
-    lab = Lab(root, home)
-    assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
-    lab.start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch_persistent_context(
-                str(tmp_path / "chromium"), executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-            try:
-                page = browser.pages[0] if browser.pages else browser.new_page()
-                page.set_default_timeout(WAIT_MS)
-                page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/reload.ipynb"
-                          f"?reset&token={lab.token}")
-                idle = page.get_by_role("button", name="Python (course) | Idle")
-                expect(idle).to_be_visible(timeout=WAIT_MS)
-                lab.kernels |= set(children(lab.process.pid))
-                dismiss_news(page)
-                page.get_by_role("menuitem", name="Run", exact=True).click()
-                page.locator('li[data-command="runmenu:run-all"]').click()
-                approve = page.get_by_role("button", name="Approve", disabled=False)
-                expect(approve).to_be_visible(timeout=WAIT_MS)
+    with lab_page(tmp_path, "reload.ipynb", reload_notebook) as (page, lab, store_path):
+        idle = page.get_by_role("button", name="Python (course) | Idle")
+        run_all(page)
+        approve = page.get_by_role("button", name="Approve", disabled=False)
+        expect(approve).to_be_visible(timeout=WAIT_MS)
 
-                # Reloaded before any save: the buttons are gone, and Interrupt frees the kernel at once.
-                page.reload()
-                interrupt(page, until=idle)
+        # Reloaded before any save: the buttons are gone, and Interrupt frees the kernel at once.
+        page.reload()
+        interrupt(page, until=idle)
 
-                # Saved while waiting (as JupyterLab's autosave does), then reloaded: the prompt answers.
-                page.locator(".jp-Notebook .jp-CodeCell").nth(2).locator(".jp-InputArea-prompt").click()
-                page.keyboard.press("Shift+Enter")
-                expect(approve).to_be_visible(timeout=WAIT_MS)
-                page.keyboard.press("Control+s")
-                saved_with_prompt(root / "reload.ipynb")
-                page.reload()
-                approve.click(timeout=WAIT_MS)
-                expect(page.get_by_text("approved", exact=True)).to_be_visible(timeout=WAIT_MS)
-                expect(idle).to_be_visible(timeout=WAIT_MS)
-            finally:
-                browser.close()
-        store = ShopStore(store_path)
-        assert store.refunds() == [] and store.order("A1003")["status"] == "cancelled"
-    finally:
-        lab.stop()
-    assert lab.process.poll() is not None, "JupyterLab is still running"
+        # Saved while waiting (as JupyterLab's autosave does), then reloaded: the prompt answers.
+        page.locator(".jp-Notebook .jp-CodeCell").nth(2).locator(".jp-InputArea-prompt").click()
+        page.keyboard.press("Shift+Enter")
+        expect(approve).to_be_visible(timeout=WAIT_MS)
+        page.keyboard.press("Control+s")
+        saved_with_prompt(lab.root / "reload.ipynb")
+        page.reload()
+        approve.click(timeout=WAIT_MS)
+        expect(page.get_by_text("approved", exact=True)).to_be_visible(timeout=WAIT_MS)
+        expect(idle).to_be_visible(timeout=WAIT_MS)
+    store = ShopStore(store_path)
+    assert store.refunds() == [] and store.order("A1003")["status"] == "cancelled"

@@ -4,35 +4,14 @@ reference solutions and the notebook stubs)."""
 
 from __future__ import annotations
 
-import ast
-import textwrap
-
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from course.exercises import check_source, exercise_cells, load_all
+import exercise_checks as ex
 from course.paths import ROOT
+from exercise_checks import fails_with, passes, solution
 
 NOTEBOOK = ROOT / "notebooks" / "03_document_search.ipynb"
 IDS = ["l3-sections", "l3-rank", "l3-search-docs", "l3-hit-at-k", "l3-best-per-doc"]
-TRIES = 5  # the checks draw new cases on every run: a wrong solution must fail on every draw
-
-
-def solution(id: str) -> str:
-    return (ROOT / "solutions" / f"{id}.py").read_text()
-
-
-def passes(id: str, source: str) -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert verdict.passed, str(verdict)
-
-
-def fails_with(id: str, source: str, hint: str) -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert not verdict.passed and hint in verdict.message, str(verdict)
 
 
 def swap(id: str, old: str, new: str) -> str:
@@ -42,36 +21,18 @@ def swap(id: str, old: str, new: str) -> str:
     return source.replace(old, new)
 
 
-# -- one source: what a check runs before the cell is what the notebook ran before it ----------------
-def imports(source: str) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            module = getattr(node, "module", None)
-            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
-    return found
-
-
 def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    assert list(exercise_cells(str(NOTEBOOK))) == IDS
+    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    before = []
-    for cell in nb.cells:
-        if cell.source.startswith(f"# EXERCISE {id}"):
-            break
-        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
-            before.append(cell.source)
-    assert imports(load_all()[id].given) == imports("\n".join(before))
+    ex.assert_given_imports_what_the_notebook_imported_before(NOTEBOOK, id)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
-    namespace: dict = {}
-    exec(compile(solution(id), f"solutions/{id}.py", "exec"), namespace)  # noqa: S102 - no notebook names given
+    ex.run_solution_in_process(id)
 
 
 @pytest.mark.parametrize("id", IDS)
@@ -82,15 +43,7 @@ def test_each_exercise_says_where_its_reference_solution_is_and_that_it_is_a_las
 
 @pytest.mark.timeout(180)
 def test_the_notebook_with_every_solution_pasted_passes_every_check():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        for id in IDS:
-            if cell.source.startswith(f"# EXERCISE {id}"):
-                cell.source = solution(id)
-    NotebookClient(nb, timeout=120, kernel_name="course",
-                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
-    verdicts = [o["text"] for c in nb.cells if c.source.startswith("check(") for o in c.outputs]
-    assert len(verdicts) == len(IDS) and all(v.startswith("✅") for v in verdicts), verdicts
+    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=120)
 
 
 # -- l3-sections ---------------------------------------------------------------------------------

@@ -4,97 +4,38 @@ reference solutions and the notebook stubs)."""
 
 from __future__ import annotations
 
-import ast
-import os
 import re
-import subprocess
-import sys
-import textwrap
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from course.exercises import check_source, exercise_cells, load_all
+import exercise_checks as ex
+from course.exercises import check_source
 from course.paths import ROOT
+from exercise_checks import fails_with, passes
 
 NOTEBOOK = ROOT / "notebooks" / "04_permissions.ipynb"
 IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]
-TRIES = 5  # the checks draw new cases on every run: a wrong solution must fail on every draw
-
-
-def solution(id: str) -> str:
-    return (ROOT / "solutions" / f"{id}.py").read_text()
-
-
-def passes(id: str, source: str) -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert verdict.passed, str(verdict)
-
-
-def fails_with(id: str, source: str, hint: str) -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert not verdict.passed and hint in verdict.message, str(verdict)
-
-
-# -- one source: the order, the imports a check assumes, solutions that run as they stand ----------
-def imports(source: str) -> set[str]:
-    tree = compile(source, "<cells>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            module = getattr(node, "module", None)
-            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
-    return found
 
 
 def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    assert list(exercise_cells(str(NOTEBOOK))) == IDS
-    assert sorted(i for i, ex in load_all().items() if ex.lesson == 4) == sorted(IDS)
+    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
+    ex.assert_registered_for_lesson(4, IDS)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
-    before = []
-    for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
-        if cell.source.startswith(f"# EXERCISE {id}"):
-            break
-        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
-            before.append(cell.source)
-    assert imports(load_all()[id].given) == imports("\n".join(before))
+    ex.assert_given_imports_what_the_notebook_imported_before(NOTEBOOK, id)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_every_solution_runs_on_its_own_as_it_stands(id, tmp_path):
-    path = tmp_path / "solution.py"
-    path.write_text(solution(id))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, env=env)
-    assert done.returncode == 0, done.stderr
+    ex.run_solution_as_a_script(id, tmp_path)
 
 
 @pytest.mark.timeout(120)
-def test_with_every_solution_pasted_lesson_4_runs_to_the_end_and_every_check_passes():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        first = cell.source.splitlines()[0] if cell.source else ""
-        if cell.cell_type == "code" and first.startswith("# EXERCISE "):
-            cell.source = solution(first.split()[2])
-    env_before = os.environ.get("COURSE_APPROVER")
-    os.environ["COURSE_APPROVER"] = "scripted"  # the kernel inherits it: no buttons without a browser
-    try:
-        NotebookClient(nb, timeout=60, kernel_name="course",
-                       resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
-    finally:
-        if env_before is None:
-            os.environ.pop("COURSE_APPROVER")
-        else:
-            os.environ["COURSE_APPROVER"] = env_before
-    verdicts = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells
-                if c.cell_type == "code" and c.source.startswith('check("l4-')]
-    assert len(verdicts) == len(IDS) and all(v.startswith("✅") for v in verdicts), verdicts
+def test_with_every_solution_pasted_lesson_4_runs_to_the_end_and_every_check_passes(monkeypatch):
+    monkeypatch.setenv("COURSE_APPROVER", "scripted")  # the kernel inherits it: no buttons without a browser
+    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=60)
 
 
 # A rule that answers by reading the check's variables instead of deciding (the old checks let it pass).

@@ -3,77 +3,35 @@ look right (tests/test_exercises.py covers the reference solutions and the noteb
 
 from __future__ import annotations
 
-import ast
-import subprocess
-import sys
-from pathlib import Path
-
-import nbformat
 import pytest
 
-from course.exercises import check_source, exercise_cells, load_all
+import exercise_checks as ex
+from course.paths import ROOT
+from exercise_checks import fails_with, passes
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05_mcp_server.ipynb"
 IDS = ["l5-constrained-tool", "l5-annotations", "l5-advice", "l5-trim", "l5-budget"]
+TRIES = 1  # one draw per candidate, as these tests always ran (the checks draw new cases each run)
 
 
-def solution(id: str) -> str:
-    return (ROOT / "solutions" / f"{id}.py").read_text()
-
-
-def passes(id: str, source: str) -> None:
-    verdict = check_source(id, source)
-    assert verdict.passed, str(verdict)
-
-
-def fails_with(id: str, source: str, hint: str) -> None:
-    verdict = check_source(id, source)
-    assert not verdict.passed and hint in verdict.message, str(verdict)
-
-
-# -- one source per exercise ---------------------------------------------------------------
 def test_lesson_5_has_its_exercises_in_the_order_the_lesson_builds_them():
-    assert list(exercise_cells(str(NOTEBOOK))) == IDS
-    assert sorted(i for i, ex in load_all().items() if ex.lesson == 5) == sorted(IDS)
-
-
-def imported(source: str) -> set[tuple[str, str]]:
-    """(module, name) for every `from module import name` in the source."""
-    return {(node.module, alias.name) for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)
-            for alias in node.names}
+    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
+    ex.assert_registered_for_lesson(5, IDS)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_every_import_the_check_assumes_has_run_in_the_notebook_by_the_exercise_cell(id):
-    code = [c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code"]
-    upto = next(i for i, s in enumerate(code) if s.startswith(f"# EXERCISE {id}"))
-    ran = set().union(*(imported(s) for s in code[:upto + 1]))
-    assert imported(load_all()[id].given) <= ran
+    ex.assert_given_imports_ran_by_the_exercise_cell(NOTEBOOK, id)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_every_solution_runs_on_its_own_as_it_stands(id, tmp_path):
-    path = tmp_path / "solution.py"
-    path.write_text(solution(id))
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
+    ex.run_solution_as_a_script(id, tmp_path)
 
 
 @pytest.mark.timeout(120)
 def test_with_every_solution_pasted_lesson_5_runs_to_the_end_and_every_check_passes():
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        first = cell.source.splitlines()[0] if cell.source else ""
-        if cell.cell_type == "code" and first.startswith("# EXERCISE "):
-            cell.source = solution(first.split()[2])
-    NotebookClient(nb, timeout=60, kernel_name="course", resources={"metadata": {"path": str(NOTEBOOK.parent)}}
-                   ).execute()
-    verdicts = [o.get("text", "") for c in nb.cells if c.cell_type == "code" and 'check("l5-' in c.source
-                for o in c.outputs]
-    assert len(verdicts) == len(IDS) and all(v.startswith("✅") for v in verdicts), verdicts
+    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=60)
 
 
 # -- l5-constrained-tool ---------------------------------------------------------------------
@@ -105,7 +63,7 @@ def shipping(weight=WEIGHT, country=COUNTRY, cost=COST, body="pass", hints=READ_
              hints="annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)"),
 ], ids=["two-classes", "lengths-decimal-and-more-hints"])
 def test_l5_constrained_tool_check_accepts_correct_solutions_written_differently(source):
-    passes("l5-constrained-tool", source)
+    passes("l5-constrained-tool", source, tries=TRIES)
 
 
 @pytest.mark.parametrize("source, hint", [
@@ -125,7 +83,7 @@ def test_l5_constrained_tool_check_accepts_correct_solutions_written_differently
 ], ids=["int-weight", "hard-coded-cost", "lookup-table", "unrounded", "zero-allowed", "thirty-refused",
         "unanchored-pattern", "pattern-checked-in-code", "no-annotations", "not-read-only"])
 def test_l5_constrained_tool_check_fails_on_a_solution_that_only_looks_right(source, hint):
-    fails_with("l5-constrained-tool", source, hint)
+    fails_with("l5-constrained-tool", source, hint, tries=TRIES)
 
 
 # -- l5-annotations ---------------------------------------------------------------------------
@@ -176,7 +134,7 @@ def parcels(status: str = READS, note: str = ADDS, cancel: str = DESTROYS) -> st
     parcels(note=hints(destructive_hint="False")),  # MCP's default: a tool that does not say it reads may write
 ], ids=["destructive-by-default", "shared-annotations-and-idempotence", "writes-by-default"])
 def test_l5_annotations_check_accepts_correct_solutions_written_differently(source):
-    passes("l5-annotations", source)
+    passes("l5-annotations", source, tries=TRIES)
 
 
 @pytest.mark.parametrize("source, hint", [
@@ -190,7 +148,7 @@ def test_l5_annotations_check_accepts_correct_solutions_written_differently(sour
 ], ids=["adds-but-default-destructive", "cancel-not-destructive", "writers-read-only", "reader-not-read-only",
         "cancel-read-only", "body-changed"])
 def test_l5_annotations_check_fails_on_hints_that_mislead_a_host(source, hint):
-    fails_with("l5-annotations", source, hint)
+    fails_with("l5-annotations", source, hint, tries=TRIES)
 
 
 # -- l5-advice ----------------------------------------------------------------------------------
@@ -220,7 +178,7 @@ def track(fail: str, unknown: str = "number not in TRACKING") -> str:
           unknown="TRACKING.get(number) is None"),
 ], ids=["please-confirm", "double-check", "make-sure"])
 def test_l5_advice_check_accepts_any_actionable_advice(source):
-    passes("l5-advice", source)
+    passes("l5-advice", source, tries=TRIES)
 
 
 @pytest.mark.parametrize("source, hint", [
@@ -239,7 +197,7 @@ def test_l5_advice_check_accepts_any_actionable_advice(source):
 ], ids=["value-error", "lesson-1-tool-error", "mcp-error", "no-advice-used", "no-advice-user", "number-not-named",
         "hard-coded-unknown", "hard-coded-known", "error-as-a-value"])
 def test_l5_advice_check_fails_on_a_solution_that_only_looks_right(source, hint):
-    fails_with("l5-advice", source, hint)
+    fails_with("l5-advice", source, hint, tries=TRIES)
 
 
 # -- l5-trim ----------------------------------------------------------------------------------
@@ -268,7 +226,7 @@ def trim(raw, n):
 ''',
 ], ids=["loop-and-islice", "deepcopy-then-filter"])
 def test_l5_trim_check_accepts_correct_solutions_written_differently(source):
-    passes("l5-trim", source)
+    passes("l5-trim", source, tries=TRIES)
 
 
 MUTATES = '''
@@ -297,7 +255,7 @@ KEPT = '{"title": r["title"], "url": r["url"], "snippet": r["snippet"][:200]}'
      "only 'results'"),
 ], ids=["off-by-one", "example-only", "snippet-uncut", "all-fields", "mutates-input", "extra-keys"])
 def test_l5_trim_check_fails_on_a_solution_that_only_looks_right(source, hint):
-    fails_with("l5-trim", source, hint)
+    fails_with("l5-trim", source, hint, tries=TRIES)
 
 
 # -- l5-budget ----------------------------------------------------------------------------------
@@ -379,7 +337,7 @@ def build_search_server(provider, credits):
         spent += 1''' + REQUEST),
 ], ids=["closure-and-lock", "budget-class", "reserve-without-await"])
 def test_l5_budget_check_accepts_correct_solutions_written_differently(source):
-    passes("l5-budget", source)
+    passes("l5-budget", source, tries=TRIES)
 
 
 @pytest.mark.parametrize("source, hint", [
@@ -419,4 +377,4 @@ def test_l5_budget_check_accepts_correct_solutions_written_differently(source):
         "lock-held-over-request", "global-budget", "hard-coded-budget", "refund-after-success", "value-error",
         "no-advice"])
 def test_l5_budget_check_fails_on_a_budget_that_only_looks_right(source, hint):
-    fails_with("l5-budget", source, hint)
+    fails_with("l5-budget", source, hint, tries=TRIES)

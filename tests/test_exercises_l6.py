@@ -4,85 +4,37 @@ notebook stubs)."""
 
 from __future__ import annotations
 
-import ast
-import textwrap
-
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from course.exercises import check_source, exercise_cells, load_all
+import exercise_checks as ex
 from course.paths import ROOT
+from exercise_checks import fails_with, passes, solution
 
 NOTEBOOK = ROOT / "notebooks" / "06_mcp_client.ipynb"
 IDS = ["l6-list-tools", "l6-to-openai", "l6-result-text", "l6-execute", "l6-agent"]
-TRIES = 3  # the checks draw new servers on every run: a wrong solution must fail on every draw
-
 pytestmark = [pytest.mark.timeout(120),
               pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")]  # "forgot await"
-
-
-def solution(id: str) -> str:
-    return (ROOT / "solutions" / f"{id}.py").read_text()
-
-
-def passes(id: str, source: str, tries: int = TRIES) -> None:
-    for _ in range(tries):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert verdict.passed, str(verdict)
-
-
-def fails_with(id: str, source: str, hint: str, tries: int = TRIES) -> None:
-    for _ in range(tries):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert not verdict.passed and hint in verdict.message, str(verdict)
-
-
-# -- one source: what a check runs before the cell is what the notebook ran before it ----------------
-def imports(source: str) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            module = getattr(node, "module", None)
-            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
-    return found
+TRIES = 3  # the checks draw new servers on every run: a wrong solution must fail on every draw
 
 
 def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    assert list(exercise_cells(str(NOTEBOOK))) == IDS
-    assert sorted(i for i, ex in load_all().items() if ex.lesson == 6) == sorted(IDS)
+    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
+    ex.assert_registered_for_lesson(6, IDS)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    before = []
-    for cell in nb.cells:
-        if cell.source.startswith(f"# EXERCISE {id}"):
-            break
-        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
-            before.append(cell.source)
-    assert imports(load_all()[id].given) == imports("\n".join(before))
+    ex.assert_given_imports_what_the_notebook_imported_before(NOTEBOOK, id)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
-    namespace: dict = {}
-    exec(compile(solution(id), f"solutions/{id}.py", "exec"), namespace)  # noqa: S102 - no notebook names given
+    ex.run_solution_in_process(id)
 
 
 @pytest.mark.timeout(180)
 def test_the_notebook_with_every_solution_pasted_passes_every_check():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        for id in IDS:
-            if cell.source.startswith(f"# EXERCISE {id}"):
-                cell.source = solution(id)
-    NotebookClient(nb, timeout=90, kernel_name="course",
-                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
-    verdicts = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells
-                if c.cell_type == "code" and 'check("l6-' in c.source]
-    assert len(verdicts) == len(IDS) and all("✅" in v and "❌" not in v for v in verdicts), verdicts
+    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=90)
 
 
 # -- l6-list-tools -----------------------------------------------------------------------------------
@@ -105,7 +57,7 @@ def test_the_notebook_with_every_solution_pasted_passes_every_check():
     ''',
 ], ids=["reference", "pages-then-filter", "recursive"])
 def test_l6_list_tools_check_accepts_correct_solutions_written_differently(source):
-    passes("l6-list-tools", source)
+    passes("l6-list-tools", source, tries=TRIES)
 
 
 LIST = '''
@@ -136,7 +88,7 @@ def list_tools(keep: str = "tool.name in allow", stop: str = "cursor is None") -
     (list_tools().replace("async def", "def").replace("await ", ""), "client.list_tools is async"),
 ], ids=["first-page-only", "stops-at-an-empty-page", "no-allowlist", "part-of-a-name", "names", "not-async"])
 def test_l6_list_tools_check_fails_on_a_solution_that_only_looks_right(source, hint):
-    fails_with("l6-list-tools", source, hint)
+    fails_with("l6-list-tools", source, hint, tries=TRIES)
 
 
 # -- l6-to-openai ------------------------------------------------------------------------------------
@@ -160,7 +112,7 @@ def test_l6_list_tools_check_fails_on_a_solution_that_only_looks_right(source, h
     ''',
 ], ids=["reference", "description-only-when-there", "title-and-dump"])
 def test_l6_to_openai_check_accepts_correct_solutions_written_differently(source):
-    passes("l6-to-openai", source)
+    passes("l6-to-openai", source, tries=TRIES)
 
 
 CONVERT = '''
@@ -188,7 +140,7 @@ def convert(description: str = 'tool.description or ""', parameters: str = "tool
 ], ids=["mcp-1-field-name", "responses-format", "rebuilt-schema", "description-none", "strict-added",
         "mutates-the-schema", "schema-as-text"])
 def test_l6_to_openai_check_fails_on_a_solution_that_only_looks_right(source, hint):
-    fails_with("l6-to-openai", source, hint)
+    fails_with("l6-to-openai", source, hint, tries=TRIES)
 
 
 # -- l6-result-text ----------------------------------------------------------------------------------
@@ -209,7 +161,7 @@ def test_l6_to_openai_check_fails_on_a_solution_that_only_looks_right(source, hi
     ''',
 ], ids=["reference", "always-prefix-and-blank-lines"])
 def test_l6_result_text_check_accepts_correct_solutions_written_differently(source):
-    passes("l6-result-text", source)
+    passes("l6-result-text", source, tries=TRIES)
 
 
 RESULT = '''
@@ -245,7 +197,7 @@ def result_text(part: str = 'part.text if isinstance(part, TextContent) else "[i
 ], ids=["first-part-only", "error-flag-dropped", "every-part-is-text", "empty-text", "image-dropped",
         "image-data-kept"])
 def test_l6_result_text_check_fails_on_a_solution_that_only_looks_right(source, hint):
-    fails_with("l6-result-text", source, hint)
+    fails_with("l6-result-text", source, hint, tries=TRIES)
 
 
 # -- l6-execute --------------------------------------------------------------------------------------
@@ -341,7 +293,7 @@ def test_l6_execute_check_fails_on_a_solution_that_only_looks_right(source, hint
     ''',
 ], ids=["reference", "while-and-gather"])
 def test_l6_agent_check_accepts_correct_solutions_written_differently(source):
-    passes("l6-agent", source)
+    passes("l6-agent", source, tries=TRIES)
 
 
 REFERENCE_AGENT = solution("l6-agent")
@@ -375,4 +327,4 @@ def agent(old: str, new: str) -> str:
 ], ids=["one-step-too-many", "one-step-too-few", "execute-not-awaited", "llm-not-awaited", "wrong-tool-text",
         "message-returned", "one-round-only"])
 def test_l6_agent_check_fails_on_a_solution_that_only_looks_right(source, hint):
-    fails_with("l6-agent", source, hint)
+    fails_with("l6-agent", source, hint, tries=TRIES)

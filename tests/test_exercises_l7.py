@@ -3,38 +3,25 @@ on every random draw (tests/test_exercises.py covers the reference solutions and
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from course.exercises import check_source, exercise_cells, load_all
+import exercise_checks as ex
+from course.exercises import load_all
 from course.paths import ROOT
+from exercise_checks import fails_with, passes, solution
 
 NOTEBOOK = ROOT / "notebooks" / "07_model_adapters.ipynb"
 IDS = ["l7-result-item", "l7-error-flag", "l7-stream", "l7-success-rate"]
-TRIES = 5
 load_all()
 
 
-def passes(id: str, source: str) -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert verdict.passed, str(verdict)
-
-
-def fails_with(id: str, source: str, hint: str) -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, textwrap.dedent(source))
-        assert not verdict.passed and hint in verdict.message, str(verdict)
-
-
 def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    assert list(exercise_cells(str(NOTEBOOK))) == IDS
+    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
 
 
 @pytest.mark.parametrize("id", IDS)
 def test_the_reference_solution_passes_on_every_draw(id):
-    passes(id, (ROOT / "solutions" / f"{id}.py").read_text())
+    passes(id, solution(id))
 
 
 # -- l7-result-item ----------------------------------------------------------------------------

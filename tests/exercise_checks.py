@@ -1,0 +1,122 @@
+"""What every lesson's exercise tests (tests/test_exercises_lN.py) check the same way: a candidate solution
+through its check, the lesson's exercises against its notebook, the reference solutions as they stand, and
+the notebook with every solution pasted in. The lesson files keep only their own right and wrong solutions."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from course.exercises import check_source, exercise_cells, load_all
+from course.paths import ROOT
+
+TRIES = 5  # the checks draw new cases on every run: a wrong solution must fail on every draw
+
+
+def solution(id: str) -> str:
+    return (ROOT / "solutions" / f"{id}.py").read_text()
+
+
+def passes(id: str, source: str, tries: int = TRIES) -> None:
+    for _ in range(tries):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert verdict.passed, str(verdict)
+
+
+def fails_with(id: str, source: str, hint: str, tries: int = TRIES) -> None:
+    for _ in range(tries):
+        verdict = check_source(id, textwrap.dedent(source))
+        assert not verdict.passed and hint in verdict.message, str(verdict)
+
+
+# -- one source: the order, the imports a check assumes, solutions that run as they stand ----------
+def assert_in_the_order_the_lesson_builds_them(notebook: Path, ids: list[str]) -> None:
+    assert list(exercise_cells(str(notebook))) == ids
+
+
+def assert_registered_for_lesson(lesson: int, ids: list[str]) -> None:
+    assert sorted(i for i, ex in load_all().items() if ex.lesson == lesson) == sorted(ids)
+
+
+def imports(source: str) -> set[str]:
+    # Notebook cells may `await` at the top level; parsing them must not fail on it.
+    tree = compile(source, "<cells>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = getattr(node, "module", None)
+            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
+    return found
+
+
+def code_before(notebook: Path, id: str) -> str:
+    """The notebook's code cells above exercise `id`, other exercises left out."""
+    before = []
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        if cell.source.startswith(f"# EXERCISE {id}"):
+            break
+        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
+            before.append(cell.source)
+    return "\n".join(before)
+
+
+def assert_given_imports_what_the_notebook_imported_before(notebook: Path, id: str) -> None:
+    assert imports(load_all()[id].given) == imports(code_before(notebook, id))
+
+
+def from_imports(source: str) -> set[tuple[str, str]]:
+    """(module, name) for every top-level `from module import name` in the source."""
+    return {(node.module, alias.name) for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)
+            for alias in node.names}
+
+
+def assert_given_imports_ran_by_the_exercise_cell(notebook: Path, id: str) -> None:
+    """Weaker than the check above: what the check assumes was imported by then, not necessarily only that."""
+    code = [c.source for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]
+    upto = next(i for i, s in enumerate(code) if s.startswith(f"# EXERCISE {id}"))
+    ran = set().union(*(from_imports(s) for s in code[:upto + 1]))
+    assert from_imports(load_all()[id].given) <= ran
+
+
+def run_solution_in_process(id: str) -> None:
+    namespace: dict = {}
+    exec(compile(solution(id), f"solutions/{id}.py", "exec"), namespace)  # noqa: S102 - no notebook names given
+
+
+def run_solution_as_a_script(id: str, tmp_path: Path) -> None:
+    path = tmp_path / "solution.py"
+    path.write_text(solution(id))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+def assert_solutions_lint_clean(ids: list[str]) -> None:
+    ruff = [sys.executable, "-m", "ruff", "check", "--select", "E,F,W,B,I", "--line-length", "120"]
+    files = [str(ROOT / "solutions" / f"{id}.py") for id in ids]
+    done = subprocess.run([*ruff, *files], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# -- the notebook as a learner who solved everything would run it ---------------------------------
+def assert_every_check_passes_with_the_solutions_pasted(notebook: Path, ids: list[str], timeout: int = 60) -> None:
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        first = cell.source.splitlines()[0] if cell.source else ""
+        if cell.cell_type == "code" and first.startswith("# EXERCISE ") and first.split()[2] in ids:
+            cell.source = solution(first.split()[2])
+    NotebookClient(nb, timeout=timeout, kernel_name="course",
+                   resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    lesson = ids[0].split("-")[0]
+    checks = [c for c in nb.cells if c.cell_type == "code" and f'check("{lesson}-' in c.source]
+    # A check prints its verdict; a stray warning on stderr is not one.
+    verdicts = ["".join(o["text"] for o in c.outputs if o.get("name") == "stdout") for c in checks]
+    passed = all(v.startswith("✅") and "❌" not in v for v in verdicts)
+    assert len(verdicts) == len(ids) and passed, [o for c in checks for o in c.outputs]
