@@ -172,6 +172,7 @@ def assert_class_graded(tmp_path: Path, *options: str,
 
 
 @pytest.mark.subprocess
+@pytest.mark.timeout(300)  # 32 notebooks: about 20 s on a quiet 2-core machine; a hang guard, not a speed goal
 def test_a_class_graded_in_bubblewrap_gets_right_verdicts_and_the_hostile_notebooks_change_nothing(tmp_path):
     bwrap_or_skip()
     done, out = assert_class_graded(tmp_path)
@@ -181,6 +182,7 @@ def test_a_class_graded_in_bubblewrap_gets_right_verdicts_and_the_hostile_notebo
 
 
 @pytest.mark.subprocess
+@pytest.mark.timeout(300)
 def test_a_class_graded_in_the_process_sandbox_gets_the_same_verdicts_and_nothing_is_left_behind(tmp_path):
     # The process sandbox does not hide the mentor's files (README says so): the victim is not checked.
     done, out = assert_class_graded(tmp_path, "--sandbox", "process", hides_files=False)
