@@ -27,7 +27,7 @@ from course.exercises.lesson3_cases import (
     spread,
     unit,
 )
-from course.search import Hit
+from course.search import Hit, Section
 
 # What the notebook has imported before each exercise cell (tests/test_exercises_l3.py compares them).
 GIVEN_SECTIONS = """
@@ -366,6 +366,8 @@ class StubIndex:
 
     def __init__(self, hits: list[Hit]):
         self.hits = hits
+        # A DocIndex has its sections: a learner may ask for all of them with len(index.sections).
+        self.sections = [Section(h.doc, h.doc, h.heading, h.excerpt) for h in hits]
         self.asked: list[tuple[str, int]] = []
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
