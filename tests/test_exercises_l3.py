@@ -262,6 +262,17 @@ def test_best_per_doc_accepts_a_seen_set_and_asking_for_every_section():
     ''')
 
 
+def test_best_per_doc_accepts_asking_the_index_for_all_its_sections():
+    passes("l3-best-per-doc", '''
+        def best_sections(index, query, k=3):
+            best = {}
+            for hit in index.search(query, len(index.sections)):
+                if hit.doc not in best:
+                    best[hit.doc] = hit
+            return list(best.values())[:k]
+    ''')
+
+
 @pytest.mark.parametrize("old, new, hint", [
     ("best.setdefault(hit.doc, hit)", "best[hit.doc] = hit", "best section of each document"),
     ("index.search(query, 4 * k)", "index.search(query, k)", "ask the index for more hits than k"),

@@ -11,7 +11,7 @@ import numpy as np
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import QuestionSet, hit_rate, question_set
 from course.exercises.lesson3.given import GIVEN_BEST_PER_DOC, GIVEN_HIT_AT_K
-from course.search import Hit
+from course.search import Hit, Section
 
 
 # -- l3-hit-at-k --------------------------------------------------------------------------------
@@ -89,6 +89,8 @@ class StubIndex:
 
     def __init__(self, hits: list[Hit]):
         self.hits = hits
+        # A DocIndex has its sections: a learner may ask for all of them with len(index.sections).
+        self.sections = [Section(h.doc, h.doc, h.heading, h.excerpt) for h in hits]
         self.asked: list[tuple[str, int]] = []
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
