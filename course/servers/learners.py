@@ -18,7 +18,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,11 +128,12 @@ class Workspaces:
         return space
 
 
-_current: contextvars.ContextVar[Workspace | None] = contextvars.ContextVar("course_learner", default=None)
+# Any workspace object: the class server's `Workspace`, or lesson 8's small demo's (notes and credits).
+_current: contextvars.ContextVar[Any] = contextvars.ContextVar("course_learner", default=None)
 
 
-def current() -> Workspace:
-    """The workspace of the learner whose request is being served."""
+def current() -> Any:
+    """The workspace of the learner (the tenant) whose request is being served."""
     space = _current.get()
     if space is None:  # only reachable if a tool runs outside a learner's request (a bug, not a learner's doing)
         from mcp.server.mcpserver.exceptions import ToolError
@@ -164,8 +165,8 @@ class LearnerMiddleware:
     verified), not from the session: a session id sent with someone else's token serves the
     token's owner, never the session's."""
 
-    def __init__(self, workspaces: Workspaces):
-        self.workspaces = workspaces
+    def __init__(self, workspaces: Workspaces | Mapping[str, Any]):
+        self.workspaces = workspaces  # learner -> workspace; lesson 8's demo passes a dict of its own
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         user = getattr(ctx.request, "scope", {}).get("user") if ctx.request is not None else None
@@ -182,5 +183,5 @@ class LearnerMiddleware:
             return result
         finally:
             _current.reset(reset)
-            if ctx.request_id is not None:
+            if ctx.request_id is not None and isinstance(space, Workspace):  # only the class server keeps a call log
                 space.record(ctx.method, tool, ok, time.perf_counter() - start)
