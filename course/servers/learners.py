@@ -88,6 +88,13 @@ class LearnerTokens:
         return AccessToken(token=token, client_id=name, scopes=[]) if name else None
 
 
+def token_auth(learners: dict[str, str]) -> dict[str, Any]:
+    """`MCPServer` keyword arguments: every HTTP request needs one of these bearer tokens ({token: name})."""
+    from course.servers import bearer_auth
+
+    return bearer_auth(LearnerTokens(learners))
+
+
 @dataclass
 class Workspace:
     """One learner's state on the class server: their shop, their call log, their web credits."""

@@ -13,15 +13,14 @@ and a web budget per learner's token; this module holds only the demo's workspac
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from course.servers import bearer_auth
-from course.servers.learners import LearnerMiddleware, LearnerTokens, current
+from course.servers.learners import LearnerMiddleware, current, token_auth
 
 CREDITS = 10  # per workspace
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -45,11 +44,6 @@ class _Spaces(dict[str, Workspace]):
     def __missing__(self, tenant: str) -> Workspace:
         space = self[tenant] = Workspace(tenant, credits=self._credits)
         return space
-
-
-def token_auth(tenants: dict[str, str]) -> dict[str, Any]:
-    """`MCPServer` keyword arguments: every HTTP request needs one of these tenants' bearer tokens."""
-    return bearer_auth(LearnerTokens(tenants))
 
 
 def build_server(tenants: dict[str, str] | None = None, *, tenant: str | None = None,
