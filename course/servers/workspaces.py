@@ -21,6 +21,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from course.servers.learners import LearnerMiddleware, current, token_auth
+from course.servers.webapi import CreditBudget
 
 CREDITS = 10  # per workspace
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -29,9 +30,15 @@ CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_worl
 
 @dataclass
 class Workspace:
+    """A tenant's notes, and a credit budget: the class server's `CreditBudget` (a learner's web budget)."""
+
     tenant: str
     notes: list[str] = field(default_factory=list)
-    credits: int = CREDITS
+    budget: CreditBudget = field(default_factory=lambda: CreditBudget(CREDITS))
+
+    @property
+    def credits(self) -> int:
+        return self.budget.left
 
 
 class _Spaces(dict[str, Workspace]):
@@ -42,7 +49,7 @@ class _Spaces(dict[str, Workspace]):
         self._credits = credits
 
     def __missing__(self, tenant: str) -> Workspace:
-        space = self[tenant] = Workspace(tenant, credits=self._credits)
+        space = self[tenant] = Workspace(tenant, budget=CreditBudget(self._credits))
         return space
 
 
@@ -51,7 +58,7 @@ def build_server(tenants: dict[str, str] | None = None, *, tenant: str | None = 
     """`tenants` ({token: tenant}): one server for all, over HTTP. `tenant`: a server for that tenant alone."""
     if (tenants is None) == (tenant is None):
         raise ValueError("pass tenants={token: name} (a shared server) or tenant=name (a server of its own).")
-    own = Workspace(tenant, credits=credits) if tenant is not None else None
+    own = Workspace(tenant, budget=CreditBudget(credits)) if tenant is not None else None
     spaces: dict[str, Workspace] = {own.tenant: own} if own else _Spaces(credits)
     server = MCPServer(f"workspaces-{tenant}" if tenant else "workspaces", log_level="WARNING",
                        **(token_auth(tenants) if tenants else {}))
@@ -75,12 +82,12 @@ def build_server(tenants: dict[str, str] | None = None, *, tenant: str | None = 
         return mine().notes
 
     @server.tool(annotations=CHANGE)
-    def spend(credits: Annotated[int, Field(ge=1, le=100)], on: Annotated[str, Field(max_length=100)]) -> str:
+    async def spend(credits: Annotated[int, Field(ge=1, le=100)], on: Annotated[str, Field(max_length=100)]) -> str:
         """Spend credits from your workspace's budget (web searches, say)."""
         space = mine()
         if credits > space.credits:
             raise ToolError(f"Only {space.credits} credits left in your workspace; nothing was spent.")
-        space.credits -= credits
+        await space.budget.reserve(credits)  # cannot fail: no await between the check and here
         return f"Spent {credits} on {on}; {space.credits} left."
 
     return server
