@@ -8,6 +8,8 @@ is served from the workspace of the learner whose token it carries. The token is
 HTTP layer (no token, or an unknown one: 401) before any tool runs; the tools never take a
 learner's name as an argument, so no call can name someone else's workspace. A token is a
 bearer secret: whoever holds it is that learner, so hand each learner their own line only.
+Lesson 8's small shared server (`workspaces.py`) and its gateway use the same token check and
+lookup (`LearnerTokens`, `token_auth`, `LearnerMiddleware`) with workspaces of their own.
 """
 
 from __future__ import annotations
