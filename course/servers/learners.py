@@ -8,6 +8,8 @@ is served from the workspace of the learner whose token it carries. The token is
 HTTP layer (no token, or an unknown one: 401) before any tool runs; the tools never take a
 learner's name as an argument, so no call can name someone else's workspace. A token is a
 bearer secret: whoever holds it is that learner, so hand each learner their own line only.
+Lesson 8's small shared server (`workspaces.py`) and its gateway use the same token check and
+lookup (`LearnerTokens`, `token_auth`, `LearnerMiddleware`) with workspaces of their own.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +90,13 @@ class LearnerTokens:
         return AccessToken(token=token, client_id=name, scopes=[]) if name else None
 
 
+def token_auth(learners: dict[str, str]) -> dict[str, Any]:
+    """`MCPServer` keyword arguments: every HTTP request needs one of these bearer tokens ({token: name})."""
+    from course.servers import bearer_auth
+
+    return bearer_auth(LearnerTokens(learners))
+
+
 @dataclass
 class Workspace:
     """One learner's state on the class server: their shop, their call log, their web credits."""
@@ -128,11 +137,12 @@ class Workspaces:
         return space
 
 
-_current: contextvars.ContextVar[Workspace | None] = contextvars.ContextVar("course_learner", default=None)
+# Any workspace object: the class server's `Workspace`, or lesson 8's small demo's (notes and credits).
+_current: contextvars.ContextVar[Any] = contextvars.ContextVar("course_learner", default=None)
 
 
-def current() -> Workspace:
-    """The workspace of the learner whose request is being served."""
+def current() -> Any:
+    """The workspace of the learner (the tenant) whose request is being served."""
     space = _current.get()
     if space is None:  # only reachable if a tool runs outside a learner's request (a bug, not a learner's doing)
         from mcp.server.mcpserver.exceptions import ToolError
@@ -164,8 +174,8 @@ class LearnerMiddleware:
     verified), not from the session: a session id sent with someone else's token serves the
     token's owner, never the session's."""
 
-    def __init__(self, workspaces: Workspaces):
-        self.workspaces = workspaces
+    def __init__(self, workspaces: Workspaces | Mapping[str, Any]):
+        self.workspaces = workspaces  # learner -> workspace; lesson 8's demo passes a dict of its own
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         user = getattr(ctx.request, "scope", {}).get("user") if ctx.request is not None else None
@@ -182,5 +192,5 @@ class LearnerMiddleware:
             return result
         finally:
             _current.reset(reset)
-            if ctx.request_id is not None:
+            if ctx.request_id is not None and isinstance(space, Workspace):  # only the class server keeps a call log
                 space.record(ctx.method, tool, ok, time.perf_counter() - start)

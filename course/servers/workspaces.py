@@ -4,21 +4,24 @@
     server = build_server(tenant="northwind")                           # a server of one tenant's own
 
 Each workspace holds notes and a credit budget. No tool takes a tenant or workspace argument,
-so a tenant can no more name another's workspace than read it. (A class server for a workshop
-is this design at full size: a shop and a web budget per learner's token.)
+so a tenant can no more name another's workspace than read it. The token check and the
+token -> workspace lookup are the class server's own (`course/servers/learners.py`:
+`LearnerTokens`, `LearnerMiddleware`): the class server is this design at full size, a shop
+and a web budget per learner's token; this module holds only the demo's workspace and tools.
 """
 
 from __future__ import annotations
 
-import hmac
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated
 
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
+
+from course.servers.learners import LearnerMiddleware, current, token_auth
+from course.servers.webapi import CreditBudget
 
 CREDITS = 10  # per workspace
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -27,35 +30,27 @@ CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_worl
 
 @dataclass
 class Workspace:
+    """A tenant's notes, and a credit budget: the class server's `CreditBudget` (a learner's web budget)."""
+
     tenant: str
     notes: list[str] = field(default_factory=list)
-    credits: int = CREDITS
+    budget: CreditBudget = field(default_factory=lambda: CreditBudget(CREDITS))
+
+    @property
+    def credits(self) -> int:
+        return self.budget.left
 
 
-class TenantTokens:
-    """A `TokenVerifier`: each token names its tenant (compared in constant time); any other token gets 401."""
+class _Spaces(dict[str, Workspace]):
+    """Every tenant's workspace, made on first use (the class server's `Workspaces`, in memory)."""
 
-    def __init__(self, tenants: dict[str, str]):
-        self._tenants = dict(tenants)  # token -> tenant
+    def __init__(self, credits: int):
+        super().__init__()
+        self._credits = credits
 
-    async def verify_token(self, token: str) -> Any:
-        from mcp.server.auth.provider import AccessToken
-
-        found = None
-        for known, tenant in self._tenants.items():  # every comparison, so the time tells nothing
-            if hmac.compare_digest(token.encode(), known.encode()):
-                found = tenant
-        return AccessToken(token=token, client_id=found, scopes=[]) if found else None
-
-
-def token_auth(tenants: dict[str, str]) -> dict[str, Any]:
-    """`MCPServer` keyword arguments: every HTTP request needs one of these tenants' bearer tokens."""
-    from mcp.server.auth.settings import AuthSettings
-    from pydantic import AnyHttpUrl
-
-    settings = AuthSettings(issuer_url=AnyHttpUrl("https://auth.invalid"), resource_server_url=None, required_scopes=[],
-                            validate_token_resource=False)
-    return {"token_verifier": TenantTokens(tenants), "auth": settings}
+    def __missing__(self, tenant: str) -> Workspace:
+        space = self[tenant] = Workspace(tenant, budget=CreditBudget(self._credits))
+        return space
 
 
 def build_server(tenants: dict[str, str] | None = None, *, tenant: str | None = None,
@@ -63,17 +58,16 @@ def build_server(tenants: dict[str, str] | None = None, *, tenant: str | None = 
     """`tenants` ({token: tenant}): one server for all, over HTTP. `tenant`: a server for that tenant alone."""
     if (tenants is None) == (tenant is None):
         raise ValueError("pass tenants={token: name} (a shared server) or tenant=name (a server of its own).")
-    spaces: dict[str, Workspace] = {}
+    own = Workspace(tenant, budget=CreditBudget(credits)) if tenant is not None else None
+    spaces: dict[str, Workspace] = {own.tenant: own} if own else _Spaces(credits)
     server = MCPServer(f"workspaces-{tenant}" if tenant else "workspaces", log_level="WARNING",
                        **(token_auth(tenants) if tenants else {}))
     server.workspaces = spaces  # type: ignore[attr-defined]  # for the lesson to look inside
+    if own is None:
+        server.middleware.append(LearnerMiddleware(spaces))  # each request served from its token's workspace
 
     def mine() -> Workspace:
-        token = get_access_token()
-        name = tenant or (token.client_id if token else None)
-        if name is None:
-            raise ToolError("No tenant: connect with your tenant's bearer token.")
-        return spaces.setdefault(name, Workspace(name, credits=credits))
+        return own or current()
 
     @server.tool(annotations=CHANGE)
     def add_note(text: Annotated[str, Field(min_length=1, max_length=500)]) -> str:
@@ -88,12 +82,12 @@ def build_server(tenants: dict[str, str] | None = None, *, tenant: str | None = 
         return mine().notes
 
     @server.tool(annotations=CHANGE)
-    def spend(credits: Annotated[int, Field(ge=1, le=100)], on: Annotated[str, Field(max_length=100)]) -> str:
+    async def spend(credits: Annotated[int, Field(ge=1, le=100)], on: Annotated[str, Field(max_length=100)]) -> str:
         """Spend credits from your workspace's budget (web searches, say)."""
         space = mine()
         if credits > space.credits:
             raise ToolError(f"Only {space.credits} credits left in your workspace; nothing was spent.")
-        space.credits -= credits
+        await space.budget.reserve(credits)  # cannot fail: no await between the check and here
         return f"Spent {credits} on {on}; {space.credits} left."
 
     return server
