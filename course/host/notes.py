@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from course.host.connection import Connection
-    from course.host.host import Offered
+    from course.host.offering import Offered
 
 
 def renamed(before: dict[str, Offered], now: dict[str, Offered]) -> list[str]:
