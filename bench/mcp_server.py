@@ -21,7 +21,8 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from bench._figures import Figure, at_most
-from course.servers import free_port, http_server, stop, wait_for_port
+from course.processes import stop, wait_for_port
+from course.servers import free_port, http_server
 from course.servers.docs import build_server
 
 MINIMAL = """

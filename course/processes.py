@@ -14,7 +14,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 HOST = "127.0.0.1"  # never 0.0.0.0: the course's servers are for this machine only
@@ -77,3 +78,19 @@ def child_processes() -> list[str]:
             continue
         found.append(command.replace(sys.executable, "python"))
     return found
+
+
+@contextmanager
+def running(argv: list[str], env: dict[str, str], port: int, timeout: float) -> Iterator[None]:
+    """Run a server process that listens on `port` (its stderr kept for the error if it fails to start);
+    stop it on exit, Ctrl+C first so it shuts down cleanly, even if the block raises."""
+    import tempfile
+
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        wait_for_port(port, proc, log, timeout)
+        yield
+    finally:
+        stop(proc)
+        log.close()

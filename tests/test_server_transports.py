@@ -17,7 +17,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from course.paths import ROOT
-from course.servers import TOKEN_ENV, free_port, http_server, stop, wait_for_port
+from course.processes import stop, wait_for_port
+from course.servers import TOKEN_ENV, free_port, http_server
 from course.servers.wire import recorded
 
 pytestmark = pytest.mark.anyio

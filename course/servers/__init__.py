@@ -16,16 +16,14 @@ import argparse
 import hmac
 import inspect
 import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 # Process helpers live in course.processes (the host uses them too); named here for lesson 5's imports.
 from course.offline import MODEL_VARIABLES
-from course.processes import HOST, child_env, free_port, stop, wait_for_port
+from course.processes import HOST, child_env, free_port, running
 
 TOKEN_ENV = "COURSE_MCP_TOKEN"
 PATH = "/mcp"
@@ -74,15 +72,9 @@ def http_server(module: str, *args: str, token: str | None = None, port: int | N
     """
     port = port or free_port()
     env = child_env(CHILD_ENV, {TOKEN_ENV: token or ""})  # like a stdio child in lesson 6
-    log = tempfile.TemporaryFile()  # the child's stderr; shown if it fails to start
-    proc = subprocess.Popen([sys.executable, "-m", module, "--transport", "streamable-http", "--port", str(port),
-                             *args], env=env, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        wait_for_port(port, proc, log, timeout)
+    with running([sys.executable, "-m", module, "--transport", "streamable-http", "--port", str(port), *args],
+                 env, port, timeout):
         yield f"http://{HOST}:{port}{PATH}"
-    finally:
-        stop(proc)
-        log.close()
 
 
 def command_line(description: str, module: str | None = None) -> argparse.ArgumentParser:

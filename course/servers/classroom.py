@@ -167,20 +167,11 @@ if __name__ == "__main__":
 @contextlib.contextmanager
 def serving(tokens: Path, *args: str, port: int | None = None, timeout: float = 60.0):
     """Run the class server in a child process on 127.0.0.1 (tests, `make bench`); yield its `/mcp` URL."""
-    import subprocess
-    import tempfile
-
     from course.offline import MODEL_VARIABLES
-    from course.processes import child_env, free_port, stop, wait_for_port
+    from course.processes import child_env, free_port, running
 
     port = port or free_port()
     env = child_env((*MODEL_VARIABLES, "COURSE_WORK", "COURSE_WEBAPI_URL", "PYTHONPATH"))
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen([sys.executable, "-m", "course.servers.classroom", "--tokens", str(tokens),
-                             "--port", str(port), *args], env=env, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        wait_for_port(port, proc, log, timeout)
+    with running([sys.executable, "-m", "course.servers.classroom", "--tokens", str(tokens), "--port", str(port),
+                  *args], env, port, timeout):
         yield f"http://{HOST}:{port}{PATH}"
-    finally:
-        stop(proc)
-        log.close()

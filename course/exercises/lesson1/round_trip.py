@@ -7,6 +7,7 @@ import json
 import random
 
 from course.exercises import NotYet, exercise
+from course.exercises.api_hints import rejected
 from course.exercises.lesson1.cases import ToolsOnly, insisting, message_tools, tool_call
 from course.exercises.lesson1.given import GIVEN_MESSAGE, GIVEN_ROUND_TRIP
 
@@ -66,19 +67,7 @@ def _ask(ask, question: str):
     try:
         answer = ask(fake.client(max_retries=0), MODEL, question, ToolsOnly())
     except openai.BadRequestError as e:
-        detail = e.body.get("message", "") if isinstance(e.body, dict) else str(e)
-        if "did not have response messages" in detail:
-            hint = ("the model asked for several calls in one message; answer every one, right after the "
-                    "assistant's message: one tool message per call in message.tool_calls.")
-        elif "must be a response to a preceeding message" in detail:
-            hint = ("a tool message answers no call of the message before it. Append the assistant's message "
-                    "(message.model_dump(exclude_none=True)) first, then one tool message per call, with "
-                    "tool_call_id=call.id.")
-        elif "Invalid type for" in detail:
-            hint = "a tool message's content must be text: the string toolbox.execute(...) returns."
-        else:
-            hint = f"look at what your second request sends ({detail:.120})."
-        raise NotYet(f"the API refused a request (HTTP 400): {hint}") from None
+        raise rejected(e) from None
     return fake, answer
 
 

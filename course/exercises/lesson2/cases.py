@@ -10,9 +10,6 @@ import json
 import random
 from typing import Any
 
-import openai
-
-from course.exercises import NotYet
 from course.exercises.lesson1.cases import tool_call, tool_name
 
 NAMES = ["mia", "leo", "ana", "tom", "sam", "eva", "noor", "jan"]
@@ -97,25 +94,6 @@ def reference_run(client, model: str, messages: list[dict], tools: list[dict], e
         steps += 1
 
 
-def rejected(e: openai.BadRequestError) -> NotYet:
-    """A request the API refused (HTTP 400), as a hint about what the learner's code sent."""
-    detail = e.body.get("message", "") if isinstance(e.body, dict) else str(e)
-    if "did not have response messages" in detail:
-        hint = ("every call in message.tool_calls needs its own tool message, right after the assistant's "
-                "message, before the next request.")
-    elif "must be a response to a preceeding message" in detail:
-        hint = ("a tool message answers no call of the message before it: append the assistant's message "
-                "(message.model_dump(exclude_none=True)) first, then one tool message per call, with "
-                "tool_call_id=call.id.")
-    elif "tool_choice" in detail and "only allowed when 'tools'" in detail:
-        hint = "tool_choice is only allowed together with tools: keep tools=tools in the request."
-    elif "offered no tools" in detail:
-        hint = "the model wants to call a tool, but your request offered none: pass tools=tools."
-    elif "Invalid type for" in detail:
-        hint = "a tool message's content must be text: the string execute(...) returns."
-    else:
-        hint = f"look at what your request sends ({detail:.120})."
-    return NotYet(f"the API refused a request (HTTP 400): {hint}")
 
 
 def conversation(rng: random.Random, tools: list[dict], nonce: str) -> list[dict]:

@@ -9,7 +9,8 @@ import random
 import openai
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson2.cases import conversation, made_up_tools, rejected
+from course.exercises.api_hints import rejected
+from course.exercises.lesson2.cases import conversation, made_up_tools
 from course.exercises.lesson2.given import GIVEN_FINISH
 
 

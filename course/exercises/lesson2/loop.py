@@ -10,7 +10,8 @@ import random
 import openai
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson2.cases import Recorder, made_up_tools, reference_run, rejected, stepper
+from course.exercises.api_hints import rejected
+from course.exercises.lesson2.cases import Recorder, made_up_tools, reference_run, stepper
 from course.exercises.lesson2.given import GIVEN_LOOP
 
 

@@ -1,0 +1,28 @@
+"""What a 400 from the (scripted) API says about the learner's request, as a hint (lessons 1 and 2)."""
+
+from __future__ import annotations
+
+import openai
+
+from course.exercises.registry import NotYet
+
+
+def rejected(e: openai.BadRequestError) -> NotYet:
+    """A request the API refused (HTTP 400), as a hint about what the learner's code sent."""
+    detail = e.body.get("message", "") if isinstance(e.body, dict) else str(e)
+    if "did not have response messages" in detail:
+        hint = ("every call in message.tool_calls needs its own tool message, right after the assistant's "
+                "message, before the next request.")
+    elif "must be a response to a preceeding message" in detail:
+        hint = ("a tool message answers no call of the message before it: append the assistant's message "
+                "(message.model_dump(exclude_none=True)) first, then one tool message per call, with "
+                "tool_call_id=call.id.")
+    elif "tool_choice" in detail and "only allowed when 'tools'" in detail:
+        hint = "tool_choice is only allowed together with tools: keep tools=tools in the request."
+    elif "offered no tools" in detail:
+        hint = "the model wants to call a tool, but your request offered none: pass tools=tools."
+    elif "Invalid type for" in detail:
+        hint = "a tool message's content must be text: the string execute(...) returns."
+    else:
+        hint = f"look at what your request sends ({detail:.120})."
+    return NotYet(f"the API refused a request (HTTP 400): {hint}")
