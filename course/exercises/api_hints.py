@@ -11,10 +11,10 @@ def rejected(e: openai.BadRequestError) -> NotYet:
     """A request the API refused (HTTP 400), as a hint about what the learner's code sent."""
     detail = e.body.get("message", "") if isinstance(e.body, dict) else str(e)
     if "did not have response messages" in detail:
-        hint = ("every call in message.tool_calls needs its own tool message, right after the assistant's "
-                "message, before the next request.")
+        hint = ("the model asked for several calls in one message: every call in message.tool_calls needs its "
+                "own tool message (answer every one), right after the assistant's message, before the next request.")
     elif "must be a response to a preceeding message" in detail:
-        hint = ("a tool message answers no call of the message before it: append the assistant's message "
+        hint = ("a tool message answers no call of the message before it. Append the assistant's message "
                 "(message.model_dump(exclude_none=True)) first, then one tool message per call, with "
                 "tool_call_id=call.id.")
     elif "tool_choice" in detail and "only allowed when 'tools'" in detail:
