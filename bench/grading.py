@@ -1,6 +1,6 @@
-"""Grading a class in the sandbox: lesson-4 notebooks per minute with -j 2 (goal >= 60 per minute).
+"""Grading a class in the sandbox: lesson-4 notebooks per minute with -j 2 (goal >= 30 per minute).
 
-A class of CLASS copies of lesson 4, every exercise solved, is graded as `make grade` grades it:
+A class of CLASS copies of lesson 4, two of its exercises solved, is graded as `make grade` grades it:
 each exercise in its own sandboxed run (the default sandbox, bubblewrap where it works, and the
 process sandbox). Reports are written to a temporary folder.
 """
@@ -11,13 +11,14 @@ from pathlib import Path
 
 import nbformat
 
+from bench._figures import Figure, at_least, at_most
 from course.grading import report
 from course.grading.runner import grade_class
 from course.grading.sandbox import ROOT, Sandbox
 
 CLASS = 20
 JOBS = 2
-GOAL = 60  # notebooks per minute
+GOAL = 30  # notebooks per minute: issue 13's class of 30 graded within a minute
 
 
 def build(folder: Path) -> None:
@@ -30,7 +31,8 @@ def build(folder: Path) -> None:
         nbformat.write(nb, folder / f"learner {n:02}.ipynb")
 
 
-def main() -> None:
+def main() -> list[Figure]:
+    figures = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "class"
         folder.mkdir()
@@ -41,7 +43,8 @@ def main() -> None:
                 class_ = grade_class([folder], sandbox, JOBS)
                 report.write(class_, Path(tmp) / f"reports-{mode}")
                 seconds = time.perf_counter() - start
-            right = sum(learner.passed == 2 for learner in class_)
-            print(f"   sandbox {sandbox.mode:<8} {CLASS} notebooks in {seconds:5.1f} s: "
-                  f"{CLASS / seconds * 60:5.0f} notebooks per minute (goal >= {GOAL}), -j {JOBS}"
-                  + ("" if right == CLASS else f"  WRONG: {right} of {CLASS} passed"))
+            wrong = sum(learner.passed != 2 for learner in class_)  # the two solved exercises pass
+            figures += [Figure(f"sandbox {sandbox.mode}, {CLASS} notebooks, -j {JOBS}", CLASS / seconds * 60,
+                               "notebooks/min", at_least(GOAL)),
+                        Figure(f"sandbox {sandbox.mode}: wrong verdicts", wrong, "", at_most(0))]
+    return figures
