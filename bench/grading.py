@@ -1,8 +1,8 @@
 """Grading a class in the sandbox: lesson-4 notebooks per minute with -j 2 (goal >= 30 per minute).
 
-A class of CLASS copies of lesson 4, two of its exercises solved, is graded as `make grade` grades it:
-each exercise in its own sandboxed run (the default sandbox, bubblewrap where it works, and the
-process sandbox). Reports are written to a temporary folder.
+A class of CLASS copies of lesson 4 (five exercises, two of them solved) is graded as `make grade`
+grades it: each learner's exercises in one sandboxed worker, in the default sandbox (bubblewrap
+where it works) and in the process sandbox. Reports are written to a temporary folder.
 """
 
 import tempfile
@@ -16,7 +16,7 @@ from course.grading import report
 from course.grading.runner import grade_class
 from course.grading.sandbox import ROOT, Sandbox
 
-CLASS = 20
+CLASS = 30  # issue 13's class
 JOBS = 2
 GOAL = 30  # notebooks per minute: issue 13's class of 30 graded within a minute
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from course.grading import report
-from course.grading.runner import Learner, Result, outcome
+from course.grading.runner import Learner, Result, exercise_answer, outcome
 from course.grading.sandbox import KEPT, ROOT, Limits, Sandbox, bwrap_works, learner_env
 
 RIGHT = (ROOT / "solutions" / "l4-refund-limit.py").read_text()
@@ -27,7 +27,7 @@ def sandbox():
 
 
 def run(sandbox: Sandbox, source: str) -> tuple[bool, str, dict]:
-    answer = sandbox.run({**JOB, "source": source})
+    answer = exercise_answer(sandbox.run([{**JOB, "source": source}]), 0)
     return (*outcome(JOB["id"], answer, sandbox), answer)
 
 

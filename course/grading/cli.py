@@ -11,8 +11,8 @@ from course.grading import report
 from course.grading.runner import grade_class, learners
 from course.grading.sandbox import ROOT, Limits, Sandbox, SandboxError
 
-DESCRIPTION = """Grade learners' notebooks: every exercise runs in a sandbox (a child process group with an
-allowlisted environment, a private temporary folder and OS limits; with bubblewrap also a read-only
+DESCRIPTION = """Grade learners' notebooks: each learner's exercises run in a sandbox (a child process group
+with an allowlisted environment, a private temporary folder and OS limits; with bubblewrap also a read-only
 filesystem and no network). Writes a feedback file per learner (HTML and JSON) and class.csv."""
 EPILOG = """exit status: 0 every learner passed every exercise; 1 some exercises did not pass or some
 files could not be read (the reports say which); 2 a bad command line, nothing to grade, or a
@@ -28,7 +28,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", type=Path, metavar="NOTEBOOK_OR_FOLDER",
                    help="learners' notebooks, or folders of them (every visible file in a folder is graded)")
     p.add_argument("-j", "--jobs", type=int, default=2, metavar="N",
-                   help="exercises graded in parallel (default 2)")
+                   help="learners graded in parallel (default 2)")
     p.add_argument("--out", type=Path, default=ROOT / "work" / "grades", metavar="DIR",
                    help="where the reports go (default work/grades/)")
     p.add_argument("--timeout", type=float, default=Limits.wall_seconds, metavar="SECONDS",
@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     what = {"bwrap": "bubblewrap: read-only filesystem, no network, own process namespace",
             "process": "process group with limits; the learner's code can still read and delete the files your "
                        "account can (README, 'Grading a class')"}[sandbox.mode]
-    print(f"Sandbox: {sandbox.mode} ({what}); {args.jobs} in parallel, {args.timeout:g} s per exercise.", flush=True)
+    print(f"Sandbox: {sandbox.mode} ({what}); {args.jobs} learners in parallel, {args.timeout:g} s per exercise.",
+          flush=True)
     with sandbox:
         class_ = grade_class(args.paths, sandbox, args.jobs, skip=args.out, solutions=args.solutions,
                              done=lambda learner: print(report.summary_line(learner), flush=True))

@@ -1,8 +1,13 @@
-"""Grading a class: find the learners' notebooks, grade every exercise in a sandbox, `-j N` at a time.
+"""Grading a class: find the learners' notebooks, grade each learner's exercises in a sandbox,
+`-j N` learners at a time.
 
-Each exercise is its own sandboxed run, so an endless loop costs one worker slot for the time
-limit, not the whole class; a file that is not a readable notebook becomes a learner with a
-problem ("could not be read: ...") and grading goes on.
+A learner's exercises are checked one after another in one sandboxed worker (one process start and
+one import of the course per learner, not per exercise). Its verdicts are used only when the run
+ended as only the worker ends it; otherwise (a crash, a forged or missing verdict, tampering the
+sandbox saw) each exercise left is checked again in a run of its own, so whatever happened is
+pinned on the exercise that did it. An endless loop costs its learner the time limit once; a file
+that is not a readable notebook becomes a learner with a problem ("could not be read: ...") and
+grading goes on.
 """
 
 from __future__ import annotations
@@ -160,7 +165,6 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
     load_all()
     starter = starters()
     class_: list[Learner] = []
-    work: list[tuple[Learner, Result]] = []
     for path in [SOLUTIONS] if solutions else learners(paths, skip):
         learner = Learner("reference solutions" if solutions else path.stem, path)
         class_.append(learner)
@@ -184,31 +188,61 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
                 result.message = (f"no reference solution: solutions/{ex_id}.py is missing." if solutions else
                                   f"no cell starting with `# EXERCISE {ex_id}` in the notebook (deleted, or its "
                                   "first line changed?).")
-            else:
-                work.append((learner, result))
         for ex_id in cells:
             if ex_id not in ids:
                 learner.results.append(Result(ex_id, False, f"unknown exercise id; this lesson's ids: "
                                                             f"{', '.join(ids)}.", cells[ex_id], scored=False))
 
-    waiting = {id(learner): sum(1 for owner, _ in work if owner is learner) for learner in class_}
+    def run(learner: Learner) -> None:
+        items = [(r, {"id": r.id, "module": REGISTRY[r.id].check.__module__, "source": r.code})
+                 for r in learner.results if r.scored and r.code is not None]
+        for result, _ in items:
+            found = SUSPICIOUS.search(result.code or "")
+            if found:
+                result.review = f"the code mentions `{found.group(0)}`: read it before trusting the verdict."
+        check_all(sandbox, items)
 
-    def run(item: tuple[Learner, Result]) -> None:
-        learner, result = item
-        found = SUSPICIOUS.search(result.code or "")
-        if found:
-            result.review = f"the code mentions `{found.group(0)}`: read it before trusting the verdict."
-        answer = sandbox.run({"id": result.id, "module": REGISTRY[result.id].check.__module__,
-                              "source": result.code})
-        result.passed, result.message = outcome(result.id, answer, sandbox)
-        result.output, result.output_lines = answer.get("output", ""), answer.get("output_lines", 0)
-
-    for learner in class_:
-        if not waiting[id(learner)]:
-            done(learner)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for (learner, _), _ in zip(work, pool.map(run, work), strict=True):
-            waiting[id(learner)] -= 1
-            if not waiting[id(learner)]:
-                done(learner)
+        for learner, _ in zip(class_, pool.map(run, class_), strict=True):
+            done(learner)
     return class_
+
+
+def exercise_answer(answer: dict, index: int) -> dict:
+    """What a run of several exercises says of one of them, in the shape `outcome` reads."""
+    verdicts, outputs = answer.get("verdicts") or [], answer.get("outputs") or []
+    return {"verdict": verdicts[index] if index < len(verdicts) else None,
+            "tampered": answer.get("tampered") or [], "problem": answer.get("problem"), "exit": answer.get("exit"),
+            "timed_out": bool(answer.get("timed_out")) and index == len(verdicts),
+            **(outputs[index] if index < len(outputs) else {"output": "", "output_lines": 0})}
+
+
+def settle(result: Result, answer: dict, index: int, sandbox: Sandbox) -> None:
+    mine = exercise_answer(answer, index)
+    result.passed, result.message = outcome(result.id, mine, sandbox)
+    result.output, result.output_lines = mine["output"], mine["output_lines"]
+
+
+def check_all(sandbox: Sandbox, items: list[tuple[Result, dict]]) -> None:
+    """Check one learner's exercises: together while every run ends cleanly, else each on its own."""
+    while items:
+        answer = sandbox.run([job for _, job in items])
+        verdicts = answer.get("verdicts") or []
+        if len(items) == 1 or answer.get("problem"):
+            for index, (result, _) in enumerate(items):
+                settle(result, answer, index, sandbox)
+            return
+        if verdicts and answer.get("exit") == 0 and not answer.get("tampered") and not answer.get("timed_out"):
+            for index, (result, _) in enumerate(items[:len(verdicts)]):
+                settle(result, answer, index, sandbox)
+            items = items[len(verdicts):]  # left after a verdict that found tampering: a fresh worker
+            continue
+        alone = items
+        if answer.get("timed_out") and not answer.get("tampered") and len(verdicts) < len(items):
+            # The exercise being checked when the time ran out keeps that verdict (it is no pass, so it
+            # can be no forgery); the others, whose verdicts this run cannot vouch for, run on their own.
+            settle(items[len(verdicts)][0], answer, len(verdicts), sandbox)
+            alone = items[:len(verdicts)] + items[len(verdicts) + 1:]
+        for result, job in alone:
+            settle(result, sandbox.run([job]), 0, sandbox)
+        return

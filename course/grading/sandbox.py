@@ -4,7 +4,7 @@ environment, a private temporary folder, a pristine copy of the course, and OS l
 Two modes (README, "Grading a class"):
 - `process`: works wherever Python does (Linux, macOS; Windows without the limits). It protects the
   mentor's environment (nothing outside `ALLOWED_ENV` reaches the learner), the course the checks
-  load (a private copy per exercise, verified afterwards), the repo's `course/` folder (changes are
+  load (a private copy per learner, verified afterwards), the repo's `course/` folder (changes are
   detected, undone and void the verdict), and the machine's time (CPU, memory, processes, file size,
   wall clock; the whole process group is killed, and on Linux detached descendants too). It does NOT
   stop the learner's code from reading or deleting other files the mentor's account may touch.
@@ -131,8 +131,10 @@ class Sandbox:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def run(self, job: dict) -> dict:
-        """Run the supervisor (course/grading/supervisor.py) on a job; its result, plus what the sandbox saw."""
+    def run(self, exercises: list[dict]) -> dict:
+        """Run the supervisor (course/grading/supervisor.py) on one learner's exercises ({id, module,
+        source} each, checked in this order in one worker); its result, plus what the sandbox saw."""
+        job = {"exercises": exercises}
         with self.state:
             self.state.wait_for(lambda: not self.solo)
             self.active += 1
@@ -163,7 +165,7 @@ class Sandbox:
         private = Path(tempfile.mkdtemp(prefix="run-", dir=self.base))
         home = private / "home"
         home.mkdir()
-        if self.mode == "process":  # a copy per run: what one learner writes there, no later run sees
+        if self.mode == "process":  # a copy per run: what one learner writes there, no other learner sees
             course = private / "course-copy"
             for rel, data in self.snapshot.items():
                 (course / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -186,7 +188,8 @@ class Sandbox:
         return result
 
     def supervise(self, command: list[str], env: dict, cwd: Path, job: dict) -> dict:
-        backstop = self.limits.wall_seconds + 20  # the supervisor enforces the limit; this is if it cannot
+        # The supervisor enforces the limit per exercise; this is if it cannot.
+        backstop = self.limits.wall_seconds * len(job["exercises"]) + 20
         child = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, start_new_session=True)
         try:
@@ -202,9 +205,9 @@ class Sandbox:
             result = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
         except (ValueError, IndexError):
             tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {child.returncode}"]
-            return {"verdict": None, "timed_out": False, "output": "", "problem": tail[0][:300]}
+            return {"verdicts": [], "timed_out": False, "outputs": [], "problem": tail[0][:300]}
         if result.get("nonce") != job["nonce"]:
-            return {"verdict": None, "timed_out": False, "output": "", "tampered": ["the supervisor's answer"]}
+            return {"verdicts": [], "timed_out": False, "outputs": [], "tampered": ["the supervisor's answer"]}
         return result
 
     def verify(self, course: Path) -> list[str]:

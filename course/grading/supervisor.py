@@ -1,15 +1,17 @@
 """The top process of a sandbox (no learner code runs here): limits, the worker, the clean-up.
 
-It reads a job on stdin, sets the OS limits (inherited by the worker), makes itself the reaper of
-orphaned descendants (Linux), runs `course.grading.worker` with a wall-clock limit, kills the
-worker's process group and every descendant left, and prints one JSON line: the worker's verdict
-(or none), whether it timed out, and the head of what the learner's code printed.
+It reads a job on stdin (one learner's exercises), sets the OS limits (inherited by the worker),
+makes itself the reaper of orphaned descendants (Linux), runs `course.grading.worker` with a
+wall-clock limit per exercise, kills the worker's process group and every descendant left, and
+prints one JSON line: the worker's verdicts in order, whether the channel was used as only the
+worker uses it, whether it timed out, and the head of what each exercise printed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -110,35 +112,77 @@ def head(path: Path, chars: int) -> tuple[str, int]:
     return first.decode("utf-8", "replace")[:chars], lines
 
 
+def read_verdicts(worker: subprocess.Popen, nonce: str, wall: float) -> tuple[list[dict], bool]:
+    """The nonce-tagged lines of the worker's channel, each within `wall` seconds of the one before;
+    and whether the last wait ran out of time."""
+    assert worker.stdout is not None
+    fd, buffer = worker.stdout.fileno(), b""
+    verdicts: list[dict] = []
+    deadline = time.monotonic() + wall
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return verdicts, True
+            # A descendant may hold the channel open after the worker exits: then no end of file comes.
+            exited = worker.poll() is not None
+            if not selector.select(0 if exited else min(left, 0.2)):
+                if exited:
+                    return verdicts, False
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:  # the worker is exiting: its exit code tells a crash from a clean end
+                try:
+                    worker.wait(timeout=max(left, 0.1))
+                except subprocess.TimeoutExpired:
+                    return verdicts, True
+                return verdicts, False
+            *lines, buffer = (buffer + chunk).split(b"\n")
+            for line in lines:
+                try:
+                    candidate = json.loads(line.decode("utf-8", "replace"))
+                except ValueError:
+                    continue
+                if isinstance(candidate, dict) and candidate.get("nonce") == nonce:
+                    verdicts.append(candidate)
+                    deadline = time.monotonic() + wall  # the next exercise's time starts now
+
+
+def irregular(verdicts: list[dict], count: int, exit: int | None, timed_out: bool) -> bool:
+    """Whether the channel shows what only learner code would write: the worker writes verdicts 0, 1, ...
+    in order, each once, and exits 0 at once after the last one (or after one that found tampering)."""
+    if [v.get("index") for v in verdicts] != list(range(len(verdicts))):
+        return True
+    if timed_out:
+        return False  # the wait ran out: no verdict of this run is used as it stands (runner.py)
+    finished = len(verdicts) == count or bool(verdicts and verdicts[-1].get("stop"))
+    return bool(verdicts) and (exit != 0 or not finished)
+
+
 def main() -> None:
     job = json.loads(sys.stdin.read())
-    limits = job["limits"]
+    limits, count = job["limits"], len(job["exercises"])
     set_limits(limits)
     become_subreaper()
     private = Path(job["private"])
-    output = private / "output.txt"
-    with output.open("wb") as out:
+    outputs = [private / f"output-{index}.txt" for index in range(count)]
+    job["outputs"] = [str(path) for path in outputs]
+    with outputs[0].open("ab") as out:  # the worker's own errors, before its first exercise, land here
         worker = subprocess.Popen([job["python"], "-I", "-c", BOOT, job["course"]], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=out, cwd=private / "home",
                                   process_group=0 if os.name == "posix" else None)
-        timed_out = False
-        try:
-            answer, _ = worker.communicate(json.dumps(job).encode(), timeout=limits["wall_seconds"])
-        except subprocess.TimeoutExpired:
-            timed_out, answer = True, b""
-        end_descendants(worker)
-    verdicts = []
-    for line in answer.decode("utf-8", "replace").splitlines():
-        try:
-            candidate = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(candidate, dict) and candidate.get("nonce") == job["nonce"]:
-            verdicts.append(candidate)
-    # The worker writes one verdict and exits 0 at once (os._exit). A second verdict, or one followed by
-    # a kill or another exit code, means the learner's code wrote on the channel itself: void.
-    forged = len(verdicts) > 1 or (verdicts and worker.returncode != 0 and not timed_out)
-    text, lines = head(output, limits["output_chars"])
-    print(json.dumps({"nonce": job["nonce"], "verdict": None if forged or not verdicts else verdicts[0],
+    assert worker.stdin is not None
+    try:
+        worker.stdin.write(json.dumps(job).encode())
+        worker.stdin.close()
+    except BrokenPipeError:
+        pass
+    verdicts, timed_out = read_verdicts(worker, job["nonce"], limits["wall_seconds"])
+    end_descendants(worker)
+    forged = irregular(verdicts, count, worker.returncode, timed_out)
+    shown = [head(path, limits["output_chars"]) for path in outputs]
+    print(json.dumps({"nonce": job["nonce"], "verdicts": [] if forged else verdicts,
                       "tampered": ["the verdict channel: a verdict the grader did not write"] if forged else [],
-                      "timed_out": timed_out, "exit": worker.returncode, "output": text, "output_lines": lines}))
+                      "timed_out": timed_out, "exit": worker.returncode,
+                      "outputs": [{"output": text, "output_lines": lines} for text, lines in shown]}))

@@ -1,10 +1,13 @@
-"""Runs one learner's exercise cell and its check, inside the sandbox (started by the supervisor).
+"""Runs one learner's exercise cells and their checks, one after another, inside the sandbox
+(started by the supervisor).
 
-The check is taken from the registry before the learner's code runs, and everything the verdict
-depends on (the `course` modules, builtins, the check itself) is fingerprinted first: if the
-learner's code changed any of it (patched `run_check`, the registry, a course function, a
-builtin), the verdict is void, whatever the check said. Output goes to the sandbox's output file;
-the verdict goes, with the job's nonce, to the channel the supervisor reads.
+The checks are taken from the registry and every course module they use is imported before any
+learner code runs. Before each cell, everything the verdict depends on (the `course` modules,
+builtins, the check itself) is fingerprinted: if the learner's code changed any of it (patched
+`run_check`, the registry, a course function, a builtin), that verdict is void whatever the check
+said, and the worker stops (the supervisor runs what is left in a fresh process). What each cell
+prints goes to its own output file; each verdict goes, with the job's nonce and the exercise's
+index, to the channel the supervisor reads.
 """
 
 from __future__ import annotations
@@ -82,39 +85,54 @@ def preimport(module) -> None:
             pass
 
 
+def redirect_output(path: str) -> None:
+    """Point fds 1 and 2 (and so what the learner's code and its subprocesses print) at one exercise's file."""
+    sys.stdout.flush()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
 def main() -> None:
     job = json.loads(sys.stdin.read())
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # what the learner's code prints (and its subprocesses) goes to the output file
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
+    redirect_output(job["outputs"][0])
     sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     sys.stderr = sys.stdout
     # Taken before the learner's code runs: what a cell patches later is not what reports the verdict.
-    nonce, id, exit_now, dumps, write = job.pop("nonce"), job["id"], os._exit, json.dumps, channel.write
+    nonce, exit_now, dumps, write = job.pop("nonce"), os._exit, json.dumps, channel.write
 
     from course.exercises import registry
 
-    module = importlib.import_module(job["module"])
-    exercise, judge, run_cell = registry.REGISTRY[id], registry.judge, registry.run_cell
-    preimport(module)
-    namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
-    before, builtin, saved = fingerprint(), vars(builtins), dict(vars(builtins))
-    namespace, failed = run_cell(exercise, id, job["source"], namespace)
-    try:
-        verdict = failed or judge(exercise, namespace)
-    except Exception as e:  # judge never raises, unless the learner's code broke what it relies on
-        verdict = registry.Verdict(id, False, f"the check itself could not run: {type(e).__name__}: {e}")
-    # Builtins first, with no builtin called: a patched `isinstance` must not break what follows.
-    patched = [f"builtins.{k}" for k in {**builtin, **saved} if builtin.get(k) is not saved.get(k)]
-    builtin.clear()
-    builtin.update(saved)
-    sys.stdout.flush()
-    tampered = patched + changes(before, job["course"])
-    if tampered:
-        verdict = registry.Verdict(id, False, "the code changed the grader or the course while it was checked ("
-                                   + ", ".join(sorted(tampered)[:5]) + "): no pass.")
-    write(dumps({"nonce": nonce, "passed": verdict.passed is True, "message": str(verdict.message),
-                              "tampered": sorted(tampered)}) + "\n")
-    channel.flush()
-    exit_now(0)  # no learner atexit handler or thread runs after the verdict
+    Verdict, judge, run_cell = registry.Verdict, registry.judge, registry.run_cell
+    for module in dict.fromkeys(importlib.import_module(item["module"]) for item in job["exercises"]):
+        preimport(module)
+    exercises = [registry.REGISTRY[item["id"]] for item in job["exercises"]]
+    for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
+        id = item["id"]
+        redirect_output(job["outputs"][index])
+        namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
+        before, builtin, saved = fingerprint(), vars(builtins), dict(vars(builtins))
+        namespace, failed = run_cell(exercise, id, item["source"], namespace)
+        try:
+            verdict = failed or judge(exercise, namespace)
+        except Exception as e:  # judge never raises, unless the learner's code broke what it relies on
+            verdict = Verdict(id, False, f"the check itself could not run: {type(e).__name__}: {e}")
+        # Builtins first, with no builtin called: a patched `isinstance` must not break what follows.
+        patched = [f"builtins.{k}" for k in {**builtin, **saved} if builtin.get(k) is not saved.get(k)]
+        builtin.clear()
+        builtin.update(saved)
+        sys.stdout.flush()
+        tampered = patched + changes(before, job["course"])
+        if tampered:
+            verdict = Verdict(id, False, "the code changed the grader or the course while it was checked ("
+                              + ", ".join(sorted(tampered)[:5]) + "): no pass.")
+        write(dumps({"nonce": nonce, "index": index, "passed": verdict.passed is True,
+                     "message": str(verdict.message), "tampered": sorted(tampered), "stop": bool(tampered)}) + "\n")
+        channel.flush()
+        if tampered:
+            break  # what this cell changed could sway the next checks: they run in a fresh process
+    exit_now(0)  # no learner atexit handler or thread runs after the verdicts
