@@ -77,6 +77,27 @@ def test_an_endless_loop_times_out_its_own_exercise_once():
         assert box.runs == [IDS, ["l4-refund-limit"], ["l4-guard"]]  # the loop is not run a second time
 
 
+# Leaves a thread that, once this cell's check is over, keeps making lesson 4's guard check pass.
+LINGERS = """import threading, time
+import course.exercises.lesson4_guard as checks
+def keep_patching():
+    time.sleep(1)
+    while True:
+        checks.check_guard.__code__ = (lambda guard: "forged").__code__
+        time.sleep(0.01)
+threading.Thread(target=keep_patching, daemon=True).start()
+""" + RIGHT["l4-refund-limit"]
+
+
+def test_a_thread_one_cell_leaves_running_does_not_reach_the_next_exercises(sandbox):
+    sandbox.runs.clear()
+    refund, policy, guard = check(sandbox, {"l4-refund-limit": LINGERS, "l4-policy": "import time\ntime.sleep(2)\n"
+                                            + RIGHT["l4-policy"], "l4-guard": WRONG["l4-guard"]})
+    assert refund.passed and policy.passed, (refund.message, policy.message)
+    assert not guard.passed and "forged" not in guard.message, guard.message
+    assert sandbox.runs == [IDS, ["l4-policy", "l4-guard"]]  # the cells after it ran in a fresh worker
+
+
 # Writes passing verdicts for this exercise and the ones after it, with their indices, on the channel.
 AHEAD = """import inspect, json
 f = inspect.currentframe()

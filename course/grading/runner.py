@@ -235,7 +235,7 @@ def check_all(sandbox: Sandbox, items: list[tuple[Result, dict]]) -> None:
         if verdicts and answer.get("exit") == 0 and not answer.get("tampered") and not answer.get("timed_out"):
             for index, (result, _) in enumerate(items[:len(verdicts)]):
                 settle(result, answer, index, sandbox)
-            items = items[len(verdicts):]  # left after a verdict that found tampering: a fresh worker
+            items = items[len(verdicts):]  # left after a verdict that stopped the worker: a fresh one
             continue
         alone = items
         if answer.get("timed_out") and not answer.get("tampered") and len(verdicts) < len(items):

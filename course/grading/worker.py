@@ -5,9 +5,9 @@ The checks are taken from the registry and every course module they use is impor
 learner code runs. Before each cell, everything the verdict depends on (the `course` modules,
 builtins, the check itself) is fingerprinted: if the learner's code changed any of it (patched
 `run_check`, the registry, a course function, a builtin), that verdict is void whatever the check
-said, and the worker stops (the supervisor runs what is left in a fresh process). What each cell
-prints goes to its own output file; each verdict goes, with the job's nonce and the exercise's
-index, to the channel the supervisor reads.
+said; that, or a thread the cell left running, stops the worker (the exercises left run in a
+fresh one). What each cell prints goes to its own output file; each verdict goes, with the job's
+nonce and the exercise's index, to the channel the supervisor reads.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sys
+import threading
 import types
 
 # Third-party packages cache things in their modules and classes as they run: watching them would void
@@ -111,11 +112,14 @@ def main() -> None:
     for module in dict.fromkeys(importlib.import_module(item["module"]) for item in job["exercises"]):
         preimport(module)
     exercises = [registry.REGISTRY[item["id"]] for item in job["exercises"]]
+    # Compared after every cell too, not only with the state before that cell: a change made between two
+    # cells (by a thread or process an earlier cell left behind) is caught as well.
+    start, threads = fingerprint(), threading.enumerate
     for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
         id = item["id"]
         redirect_output(job["outputs"][index])
         namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
-        before, builtin, saved = fingerprint(), vars(builtins), dict(vars(builtins))
+        before, builtin, saved, running = fingerprint(), vars(builtins), dict(vars(builtins)), set(threads())
         namespace, failed = run_cell(exercise, id, item["source"], namespace)
         try:
             verdict = failed or judge(exercise, namespace)
@@ -126,13 +130,15 @@ def main() -> None:
         builtin.clear()
         builtin.update(saved)
         sys.stdout.flush()
-        tampered = patched + changes(before, job["course"])
+        tampered = sorted({*patched, *changes(before, job["course"]), *changes(start, job["course"])})
+        # A thread the cell left running could sway the next checks: they run in a fresh process.
+        stop = bool(tampered) or any(t not in running for t in threads())
         if tampered:
             verdict = Verdict(id, False, "the code changed the grader or the course while it was checked ("
-                              + ", ".join(sorted(tampered)[:5]) + "): no pass.")
+                              + ", ".join(tampered[:5]) + "): no pass.")
         write(dumps({"nonce": nonce, "index": index, "passed": verdict.passed is True,
-                     "message": str(verdict.message), "tampered": sorted(tampered), "stop": bool(tampered)}) + "\n")
+                     "message": str(verdict.message), "tampered": tampered, "stop": stop}) + "\n")
         channel.flush()
-        if tampered:
-            break  # what this cell changed could sway the next checks: they run in a fresh process
+        if stop:
+            break  # the supervisor runs the exercises left in a fresh worker
     exit_now(0)  # no learner atexit handler or thread runs after the verdicts
