@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+STARTUP_SECONDS = 120  # for the worker to import the course before the first exercise (a busy machine)
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from course.grading.worker import main; main()"
 
 
@@ -112,32 +113,32 @@ def head(path: Path, chars: int) -> tuple[str, int]:
     return first.decode("utf-8", "replace")[:chars], lines
 
 
-def read_verdicts(worker: subprocess.Popen, nonce: str, wall: float) -> tuple[list[dict], bool]:
-    """The nonce-tagged lines of the worker's channel, each within `wall` seconds of the one before;
-    and whether the last wait ran out of time."""
+def read_verdicts(worker: subprocess.Popen, nonce: str, wall: float) -> tuple[list[dict], bool, bool]:
+    """The nonce-tagged lines of the worker's channel after its "ready" line, each within `wall` seconds
+    of the one before; whether the last wait ran out of time; and whether the worker got ready."""
     assert worker.stdout is not None
-    fd, buffer = worker.stdout.fileno(), b""
+    fd, buffer, ready = worker.stdout.fileno(), b"", False
     verdicts: list[dict] = []
-    deadline = time.monotonic() + wall
+    deadline = time.monotonic() + STARTUP_SECONDS  # the first exercise's time starts when the worker is ready
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                return verdicts, True
+                return verdicts, True, ready
             # A descendant may hold the channel open after the worker exits: then no end of file comes.
             exited = worker.poll() is not None
             if not selector.select(0 if exited else min(left, 0.2)):
                 if exited:
-                    return verdicts, False
+                    return verdicts, False, ready
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:  # the worker is exiting: its exit code tells a crash from a clean end
                 try:
                     worker.wait(timeout=max(left, 0.1))
                 except subprocess.TimeoutExpired:
-                    return verdicts, True
-                return verdicts, False
+                    return verdicts, True, ready
+                return verdicts, False, ready
             *lines, buffer = (buffer + chunk).split(b"\n")
             for line in lines:
                 try:
@@ -145,7 +146,12 @@ def read_verdicts(worker: subprocess.Popen, nonce: str, wall: float) -> tuple[li
                 except ValueError:
                     continue
                 if isinstance(candidate, dict) and candidate.get("nonce") == nonce:
-                    verdicts.append(candidate)
+                    # Written before any learner code runs, so it cannot be forged; a later one is a verdict
+                    # with no index (irregular).
+                    if not ready and not verdicts and candidate.get("ready"):
+                        ready = True
+                    else:
+                        verdicts.append(candidate)
                     deadline = time.monotonic() + wall  # the next exercise's time starts now
 
 
@@ -178,11 +184,15 @@ def main() -> None:
         worker.stdin.close()
     except BrokenPipeError:
         pass
-    verdicts, timed_out = read_verdicts(worker, job["nonce"], limits["wall_seconds"])
+    verdicts, timed_out, ready = read_verdicts(worker, job["nonce"], limits["wall_seconds"])
     end_descendants(worker)
     forged = irregular(verdicts, count, worker.returncode, timed_out)
     shown = [head(path, limits["output_chars"]) for path in outputs]
-    print(json.dumps({"nonce": job["nonce"], "verdicts": [] if forged else verdicts,
+    problem = {} if ready else {"problem": "the grader's worker did not start: " + (
+        f"it was not ready after {STARTUP_SECONDS} s (a very busy machine?)" if timed_out else
+        f"it exited with code {worker.returncode} before the first exercise; "
+        + (shown[0][0].strip().splitlines() or ["no output"])[-1][:200])}
+    print(json.dumps({"nonce": job["nonce"], **problem, "verdicts": [] if forged else verdicts,
                       "tampered": ["the verdict channel: a verdict the grader did not write"] if forged else [],
                       "timed_out": timed_out, "exit": worker.returncode,
                       "outputs": [{"output": text, "output_lines": lines} for text, lines in shown]}))

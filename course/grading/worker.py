@@ -115,6 +115,8 @@ def main() -> None:
     # Compared after every cell too, not only with the state before that cell: a change made between two
     # cells (by a thread or process an earlier cell left behind) is caught as well.
     start, threads = fingerprint(), threading.enumerate
+    write(dumps({"nonce": nonce, "ready": True}) + "\n")
+    channel.flush()
     for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
         id = item["id"]
         redirect_output(job["outputs"][index])
