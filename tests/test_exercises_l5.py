@@ -183,8 +183,8 @@ def test_l5_advice_check_accepts_any_actionable_advice(source):
 
 @pytest.mark.parametrize("source, hint", [
     (track(f"raise ValueError({ADVICE})"), "Only the SDK's ToolError"),
-    ("from course.tools import ToolError as LessonOneError\n" + track(f"raise LessonOneError({ADVICE})"),
-     "course.tools.ToolError included"),
+    ("from course.tools import ToolFailure as LessonOneError\n" + track(f"raise LessonOneError({ADVICE})"),
+     "course.tools.ToolFailure included"),
     ("from mcp import MCPError\n" + track(f"raise MCPError(code=-32602, message={ADVICE})"),
      "MCPError is a protocol error"),
     (track('raise ToolError(f"Tracking number {number} was used incorrectly.")'), "not what to do next"),
@@ -194,7 +194,7 @@ def test_l5_advice_check_accepts_any_actionable_advice(source):
     (track(f"raise ToolError({ADVICE})", unknown='number not in ("DHL123", "DPD456")'),
      "in TRACKING but not in the example"),  # a lookup table of the visible numbers
     (track(f'return {{"error": {ADVICE}}}'), "should be an error result"),
-], ids=["value-error", "lesson-1-tool-error", "mcp-error", "no-advice-used", "no-advice-user", "number-not-named",
+], ids=["value-error", "lesson-1-tool-failure", "mcp-error", "no-advice-used", "no-advice-user", "number-not-named",
         "hard-coded-unknown", "hard-coded-known", "error-as-a-value"])
 def test_l5_advice_check_fails_on_a_solution_that_only_looks_right(source, hint):
     fails_with("l5-advice", source, hint, tries=TRIES)

@@ -31,6 +31,6 @@ from course.paths import ROOT
 GIVEN_BEST_PER_DOC = GIVEN_HIT_AT_K + """
 from course.search import evaluate
 from course.doctools import DocTools
-from course.tools import ToolError
+from course.tools import ToolFailure
 from course.agent import Limits, run_agent
 """
