@@ -1,37 +1,14 @@
 """Lesson 5's exercise checks accept correct solutions written differently and see through ones that only
-look right (tests/test_exercises.py covers the reference solutions and the notebook stubs)."""
+look right (tests/test_exercises_lessons.py and tests/test_exercises.py cover what every lesson shares: the
+reference solutions, the notebook, its stubs)."""
 
 from __future__ import annotations
 
 import pytest
 
-import exercise_checks as ex
-from course.paths import ROOT
 from exercise_checks import fails_with, passes
 
-NOTEBOOK = ROOT / "notebooks" / "05_mcp_server.ipynb"
-IDS = ["l5-constrained-tool", "l5-annotations", "l5-advice", "l5-trim", "l5-budget"]
 TRIES = 1  # one draw per candidate, as these tests always ran (the checks draw new cases each run)
-
-
-def test_lesson_5_has_its_exercises_in_the_order_the_lesson_builds_them():
-    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
-    ex.assert_registered_for_lesson(5, IDS)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_every_import_the_check_assumes_has_run_in_the_notebook_by_the_exercise_cell(id):
-    ex.assert_given_imports_ran_by_the_exercise_cell(NOTEBOOK, id)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_every_solution_runs_on_its_own_as_it_stands(id, tmp_path):
-    ex.run_solution_as_a_script(id, tmp_path)
-
-
-@pytest.mark.timeout(120)
-def test_with_every_solution_pasted_lesson_5_runs_to_the_end_and_every_check_passes():
-    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=60)
 
 
 # -- l5-constrained-tool ---------------------------------------------------------------------
