@@ -18,8 +18,6 @@ from pydantic import BaseModel, ValidationError
 from course.arguments import parse_arguments
 from course.errors import BadArguments, ToolFailure
 
-ToolError = ToolFailure  # the old name: course/search.py still imports it; remove once it does not
-
 # What runs a model's call: `execute(name, arguments_json)` -> text, or an awaitable of it.
 Execute = Callable[[str, str], Union[str, Awaitable[str]]]
 

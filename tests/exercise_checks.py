@@ -1,6 +1,7 @@
-"""What every lesson's exercise tests (tests/test_exercises_lN.py) check the same way: a candidate solution
-through its check, the lesson's exercises against its notebook, the reference solutions as they stand, and
-the notebook with every solution pasted in. The lesson files keep only their own right and wrong solutions."""
+"""What the exercise tests check the same way for every lesson: a candidate solution through its check
+(tests/test_exercises_lN.py, each lesson's own right and wrong solutions), and the lesson's exercises against
+its notebook, the reference solutions as they stand, the notebook with every solution pasted in
+(tests/test_exercises_lessons.py, parametrized over the lessons)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,12 @@ def code_before(notebook: Path, id: str) -> str:
     return "\n".join(before)
 
 
+def task(notebook: Path, id: str) -> str:
+    """The markdown cell that sets exercise `id`."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    return next(c.source for c in cells if c.cell_type == "markdown" and f"### Exercise {id}\n" in c.source + "\n")
+
+
 def assert_given_imports_what_the_notebook_imported_before(notebook: Path, id: str) -> None:
     assert imports(load_all()[id].given) == imports(code_before(notebook, id))
 
@@ -83,11 +90,6 @@ def assert_given_imports_ran_by_the_exercise_cell(notebook: Path, id: str) -> No
     upto = next(i for i, s in enumerate(code) if s.startswith(f"# EXERCISE {id}"))
     ran = set().union(*(from_imports(s) for s in code[:upto + 1]))
     assert from_imports(load_all()[id].given) <= ran
-
-
-def run_solution_in_process(id: str) -> None:
-    namespace: dict = {}
-    exec(compile(solution(id), f"solutions/{id}.py", "exec"), namespace)  # noqa: S102 - no notebook names given
 
 
 def run_solution_as_a_script(id: str, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Every exercise check passes on its reference solution and fails on the notebook's stub."""
+"""Every exercise check fails on the notebook's stub with a hint, and the registry and grading handle the odd cell
+(tests/test_exercises_lessons.py runs the reference solutions through their checks)."""
 
 from pathlib import Path
 
@@ -22,12 +23,6 @@ def test_every_exercise_cell_has_a_registered_check_and_a_solution():
         assert id in EXERCISES, f"{nb.name}: exercise {id} has no check in course/exercises"
         assert (ROOT / "solutions" / f"{id}.py").exists(), f"solutions/{id}.py is missing"
         assert f'check("{id}")' in nb.read_text().replace('\\"', '"'), f"{nb.name}: no check cell for {id}"
-
-
-@pytest.mark.parametrize("id", sorted(STUBS))
-def test_check_passes_on_the_reference_solution(id):
-    verdict = check_source(id, (ROOT / "solutions" / f"{id}.py").read_text())
-    assert verdict.passed, str(verdict)
 
 
 @pytest.mark.parametrize("id", sorted(STUBS))

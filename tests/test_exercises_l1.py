@@ -1,36 +1,12 @@
 """Lesson 1's exercise checks accept correct solutions written in other ways and refuse the wrong ones a
-learner is likely to write, each with a hint that says what is wrong (tests/test_exercises.py covers the
-reference solutions and the notebook stubs)."""
+learner is likely to write, each with a hint that says what is wrong (tests/test_exercises_lessons.py and
+tests/test_exercises.py cover what every lesson shares: the reference solutions, the notebook, its stubs)."""
 
 from __future__ import annotations
 
 import pytest
 
-import exercise_checks as ex
-from course.paths import ROOT
 from exercise_checks import fails_with, passes
-
-NOTEBOOK = ROOT / "notebooks" / "01_tool_calling.ipynb"
-IDS = ["l1-tool-definition", "l1-refund-params", "l1-tool-message", "l1-round-trip", "l1-bad-calls"]
-
-
-def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
-    ex.assert_given_imports_what_the_notebook_imported_before(NOTEBOOK, id)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
-    ex.run_solution_in_process(id)
-
-
-@pytest.mark.timeout(120)
-def test_the_notebook_with_every_solution_pasted_passes_every_check():
-    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=60)
 
 
 # -- l1-tool-definition --------------------------------------------------------------------------

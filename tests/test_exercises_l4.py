@@ -1,6 +1,6 @@
 """Lesson 4's exercise checks accept correct solutions written in other ways and refuse the wrong ones a
-learner is likely to write, each with a hint that says what is wrong (tests/test_exercises.py covers the
-reference solutions and the notebook stubs)."""
+learner is likely to write, each with a hint that says what is wrong (tests/test_exercises_lessons.py and
+tests/test_exercises.py cover what every lesson shares: the reference solutions, the notebook, its stubs)."""
 
 from __future__ import annotations
 
@@ -8,35 +8,8 @@ import re
 
 import pytest
 
-import exercise_checks as ex
 from course.exercises import check_source
-from course.paths import ROOT
 from exercise_checks import fails_with, passes
-
-NOTEBOOK = ROOT / "notebooks" / "04_permissions.ipynb"
-IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]
-
-
-def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
-    ex.assert_registered_for_lesson(4, IDS)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
-    ex.assert_given_imports_what_the_notebook_imported_before(NOTEBOOK, id)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_every_solution_runs_on_its_own_as_it_stands(id, tmp_path):
-    ex.run_solution_as_a_script(id, tmp_path)
-
-
-@pytest.mark.timeout(120)
-def test_with_every_solution_pasted_lesson_4_runs_to_the_end_and_every_check_passes(monkeypatch):
-    monkeypatch.setenv("COURSE_APPROVER", "scripted")  # the kernel inherits it: no buttons without a browser
-    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=60)
-
 
 # A rule that answers by reading the check's variables instead of deciding (the old checks let it pass).
 SNIFFER = """

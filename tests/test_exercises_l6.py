@@ -1,40 +1,16 @@
 """Lesson 6's exercise checks accept correct clients written differently and see through ones that only look
-right, each with a hint that says what is wrong (tests/test_exercises.py covers the reference solutions and the
-notebook stubs)."""
+right, each with a hint that says what is wrong (tests/test_exercises_lessons.py and
+tests/test_exercises.py cover what every lesson shares: the reference solutions, the notebook, its stubs)."""
 
 from __future__ import annotations
 
 import pytest
 
-import exercise_checks as ex
-from course.paths import ROOT
 from exercise_checks import fails_with, passes, solution
 
-NOTEBOOK = ROOT / "notebooks" / "06_mcp_client.ipynb"
-IDS = ["l6-list-tools", "l6-to-openai", "l6-result-text", "l6-execute", "l6-agent"]
 pytestmark = [pytest.mark.timeout(120),
               pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")]  # "forgot await"
 TRIES = 3  # the checks draw new servers on every run: a wrong solution must fail on every draw
-
-
-def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    ex.assert_in_the_order_the_lesson_builds_them(NOTEBOOK, IDS)
-    ex.assert_registered_for_lesson(6, IDS)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
-    ex.assert_given_imports_what_the_notebook_imported_before(NOTEBOOK, id)
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
-    ex.run_solution_in_process(id)
-
-
-@pytest.mark.timeout(180)
-def test_the_notebook_with_every_solution_pasted_passes_every_check():
-    ex.assert_every_check_passes_with_the_solutions_pasted(NOTEBOOK, IDS, timeout=90)
 
 
 # -- l6-list-tools -----------------------------------------------------------------------------------

@@ -1,77 +1,30 @@
 """Lesson 8's exercise checks accept correct solutions written in other ways and refuse the wrong ones a learner
-is likely to write, each with a hint that says what is wrong (tests/test_exercises.py covers the reference
-solutions and the notebook stubs)."""
+is likely to write, each with a hint that says what is wrong (tests/test_exercises_lessons.py and
+tests/test_exercises.py cover what every lesson shares: the reference solutions, the notebook, its stubs)."""
 
 from __future__ import annotations
 
-import ast
 import textwrap
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from course.exercises import check_source, exercise_cells, load_all
-from course.paths import ROOT
+from exercise_checks import fails_with, passes
 
 pytestmark = [pytest.mark.timeout(120)]
-NOTEBOOK = ROOT / "notebooks" / "08_architecture_and_security.ipynb"
-IDS = ["l8-resource-template", "l8-changed-tool", "l8-route-tenant", "l8-injection-rule"]
 TRIES = 3  # the checks draw new cases on every run: a wrong solution must fail on every draw
-
-
-def solution(id: str) -> str:
-    return (ROOT / "solutions" / f"{id}.py").read_text()
-
-
-def passes(id: str, source: str, header: str = "") -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, f"# EXERCISE {id}\n" + header + textwrap.dedent(source))
-        assert verdict.passed, str(verdict)
-
-
-def fails_with(id: str, source: str, hint: str, header: str = "") -> None:
-    for _ in range(TRIES):
-        verdict = check_source(id, f"# EXERCISE {id}\n" + header + textwrap.dedent(source))
-        assert not verdict.passed and hint in verdict.message, str(verdict)
-
-
-def imports(source: str) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            module = getattr(node, "module", None)
-            found |= {f"{module or ''}:{a.name} as {a.asname or a.name}" for a in node.names}
-    return found
-
-
-def test_the_lessons_exercises_come_in_the_order_the_lesson_builds_things():
-    assert list(exercise_cells(str(NOTEBOOK))) == IDS
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_what_a_check_imports_before_the_cell_is_what_the_notebook_imported_before_it(id):
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    before = []
-    for cell in nb.cells:
-        if cell.source.startswith(f"# EXERCISE {id}"):
-            break
-        if cell.cell_type == "code" and not cell.source.startswith("# EXERCISE"):
-            before.append(cell.source)
-    assert imports(load_all()[id].given) == imports("\n".join(before))
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_every_solution_runs_as_it_stands_with_its_own_imports(id):
-    exec(compile(solution(id), f"solutions/{id}.py", "exec"), {})  # noqa: S102 - no notebook names given
 
 
 # -- l8-resource-template ------------------------------------------------------------------------------
 HEADER = "from mcp import MCPError\nfrom mcp.types import INVALID_PARAMS\n"
 
 
+def with_header(source: str) -> str:
+    """The cell as the notebook has it: the two imports above the learner's code."""
+    return HEADER + textwrap.dedent(source)
+
+
 def test_a_resource_template_written_another_way_passes():
-    passes("l8-resource-template", header=HEADER, source="""
+    passes("l8-resource-template", tries=TRIES, source=with_header("""
         def add_order_resources(server, orders):
             def read(order_id: str) -> str:
                 try:
@@ -80,7 +33,7 @@ def test_a_resource_template_written_another_way_passes():
                     raise MCPError(code=INVALID_PARAMS, message=f"Unknown order {order_id}") from None
                 return "Order {} is {}; total {:.2f}".format(order_id, order["status"], order["total"])
             server.resource("orders://{order_id}", name="order")(read)
-        """)
+        """))
 
 
 @pytest.mark.parametrize("source, hint", [
@@ -126,18 +79,18 @@ def test_a_resource_template_written_another_way_passes():
      """, "two decimals"),
 ])
 def test_the_resource_template_check_refuses_a_likely_mistake_with_a_hint(source, hint):
-    fails_with("l8-resource-template", source, hint, header=HEADER)
+    fails_with("l8-resource-template", with_header(source), hint, tries=TRIES)
 
 
 # -- l8-changed-tool --------------------------------------------------------------------------------------
 def test_comparing_fingerprints_or_json_with_sorted_keys_passes():
-    passes("l8-changed-tool", """
+    passes("l8-changed-tool", tries=TRIES, source="""
         from course.host.pinning import fingerprint
 
         def changed_tools(pinned, listed):
             return {t.name for t in listed if t.name in pinned and fingerprint(t) != fingerprint(pinned[t.name])}
         """)
-    passes("l8-changed-tool", """
+    passes("l8-changed-tool", tries=TRIES, source="""
         import json
 
         def changed_tools(pinned, listed):
@@ -176,12 +129,12 @@ def test_comparing_fingerprints_or_json_with_sorted_keys_passes():
      """, "its annotations"),
 ])
 def test_the_changed_tool_check_refuses_a_likely_mistake_with_a_hint(source, hint):
-    fails_with("l8-changed-tool", source, hint)
+    fails_with("l8-changed-tool", source, hint, tries=TRIES)
 
 
 # -- l8-route-tenant ----------------------------------------------------------------------------------------
 def test_a_route_written_with_a_token_table_passes():
-    passes("l8-route-tenant", """
+    passes("l8-route-tenant", tries=TRIES, source="""
         import secrets
 
         def route(tenants, token, tool):
@@ -232,12 +185,12 @@ def test_a_route_written_with_a_token_table_passes():
      """, "the backend whose allowlist has the tool"),
 ])
 def test_the_route_check_refuses_a_likely_mistake_with_a_hint(source, hint):
-    fails_with("l8-route-tenant", source, hint)
+    fails_with("l8-route-tenant", source, hint, tries=TRIES)
 
 
 # -- l8-injection-rule ---------------------------------------------------------------------------------------
 def test_a_rule_using_the_courses_order_pattern_passes():
-    passes("l8-injection-rule", """
+    passes("l8-injection-rule", tries=TRIES, source="""
         from course.orders import ORDER_ID
 
         def customer_orders_only(question):
@@ -282,17 +235,5 @@ def test_a_rule_using_the_courses_order_pattern_passes():
      """, "a rule returns 'allow', 'deny', 'ask' or None"),
 ])
 def test_the_injection_rule_check_refuses_a_likely_mistake_with_a_hint(source, hint):
-    fails_with("l8-injection-rule", source, hint)
+    fails_with("l8-injection-rule", source, hint, tries=TRIES)
 
-
-def test_the_notebook_with_every_solution_pasted_passes_every_check():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        for id in IDS:
-            if cell.source.startswith(f"# EXERCISE {id}"):
-                cell.source = solution(id)
-    NotebookClient(nb, timeout=60, kernel_name="course",
-                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
-    verdicts = [o["text"] for c in nb.cells if c.source.startswith("check(") for o in c.outputs if "text" in o]
-    assert len([v for v in verdicts if v.strip()]) == len(IDS) and all(v.startswith("✅") for v in verdicts
-                                                                       if v.strip()), verdicts

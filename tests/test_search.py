@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from course import offline, search
+from course.errors import ToolFailure
 from course.paths import DATA
 from course.search import (
     BM25,
@@ -21,7 +22,6 @@ from course.search import (
     words,
 )
 from course.search import cache as cache_module
-from course.tools import ToolError
 
 
 class CountingEmbedder:
@@ -159,7 +159,7 @@ def test_search_ranks_by_cosine_and_returns_hits_best_first(folder, tmp_path):
 @pytest.mark.parametrize("query, k, message", [("", 3, "query is empty"), ("   ", 3, "query is empty"),
                                                ("mugs", 0, "at least 1")])
 def test_bad_search_input_raises_an_actionable_tool_error(folder, query, k, message):
-    with pytest.raises(ToolError, match=message):
+    with pytest.raises(ToolFailure, match=message):
         DocIndex(folder, embedder="lexical").search(query, k)
 
 

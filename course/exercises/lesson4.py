@@ -16,7 +16,7 @@ import random
 from course.exercises import NotYet, exercise
 from course.exercises.lesson4_cases import Outcome, apart, arguments, look_alikes, names
 
-# What the notebook has imported before each exercise cell (tests/test_exercises_l4.py compares them).
+# What the notebook has imported before each exercise cell (tests/test_exercises_lessons.py compares them).
 GIVEN_RULE = """
 from course.backend import connect
 from course.exercises import check

@@ -28,7 +28,7 @@ from course.exercises.lesson6_cases import (
     made_server,
 )
 
-# What the notebook has imported by each exercise cell (tests/test_exercises_l6.py compares them).
+# What the notebook has imported by each exercise cell (tests/test_exercises_lessons.py compares them).
 GIVEN_LIST = """
 from course.backend import connect
 from course.stories.lesson6 import refund_desk

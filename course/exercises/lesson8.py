@@ -13,7 +13,7 @@ import string
 
 from course.exercises import NotYet, exercise, run_async
 
-# What the notebook imported before its exercises (tests/test_exercises_l8.py compares them).
+# What the notebook imported before its exercises (tests/test_exercises_lessons.py compares them).
 GIVEN = """
 from course.backend import connect
 from course.stories.lesson8 import desk, gullible

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from course import paths
+from course.errors import ToolFailure
 from course.search.cache import EmbeddingCache, embed_all
 from course.search.documents import Section, excerpt, load_sections
 from course.search.embeddings import Embedder, MiniLM, ModelUnavailable, model_available, normalize
 from course.search.lexical import BM25
-from course.tools import ToolError
 
 
 @dataclass(frozen=True)
@@ -97,10 +97,10 @@ class DocIndex:
     def search(self, query: str, k: int = 3) -> list[Hit]:
         """The `k` sections most similar to `query`, best first."""
         if not isinstance(query, str) or not query.strip():
-            raise ToolError("The query is empty. Describe what you are looking for in a few words, "
-                            "for example 'refund time limit'.")
+            raise ToolFailure("The query is empty. Describe what you are looking for in a few words, "
+                              "for example 'refund time limit'.")
         if not isinstance(k, int) or k < 1:
-            raise ToolError(f"k must be a whole number of results, at least 1 (got {k!r}).")
+            raise ToolFailure(f"k must be a whole number of results, at least 1 (got {k!r}).")
         scores = self.scores(query.strip())
         best = np.argsort(-scores, kind="stable")[:k]  # stable: ties keep document order
         if self.mode == "lexical":

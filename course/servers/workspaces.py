@@ -20,8 +20,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from course.servers.credits import CreditBudget
 from course.servers.learners import LearnerMiddleware, current, token_auth
-from course.servers.webapi import CreditBudget
 
 CREDITS = 10  # per workspace
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -1,7 +1,7 @@
 """What lesson 2's notebook has imported before each exercise cell: a check runs it before the learner's cell."""
 
 
-# tests/test_exercises_l2.py compares each one with the notebook's cells before the exercise.
+# tests/test_exercises_lessons.py compares each one with the notebook's cells before the exercise.
 GIVEN_LIMIT = """
 from course.backend import connect
 from course.exercises import check

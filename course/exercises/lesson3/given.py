@@ -1,7 +1,7 @@
 """What lesson 3's notebook has imported before each exercise cell: a check runs it before the learner's cell."""
 
 
-# tests/test_exercises_l3.py compares each one with the notebook's cells before the exercise.
+# tests/test_exercises_lessons.py compares each one with the notebook's cells before the exercise.
 GIVEN_SECTIONS = """
 from course.backend import connect
 from course.exercises import check
@@ -31,6 +31,6 @@ from course.paths import ROOT
 GIVEN_BEST_PER_DOC = GIVEN_HIT_AT_K + """
 from course.search import evaluate
 from course.doctools import DocTools
-from course.tools import ToolError
+from course.tools import ToolFailure
 from course.agent import Limits, run_agent
 """

@@ -45,7 +45,7 @@ def check_advice(carriers, TRACKING):
         if message.strip() == "Error executing tool track":
             raise NotYet(f"for {which} the model still reads only 'Error executing tool track'. Only the SDK's "
                          "ToolError (mcp.server.mcpserver.exceptions) shows its message; any other exception, "
-                         "lesson 1's course.tools.ToolError included, reaches the model as 'Error executing "
+                         "lesson 1's course.tools.ToolFailure included, reaches the model as 'Error executing "
                          "tool track'.")
         if "validation error" in message:
             raise NotYet(f"the schema rejected {which} before your function ran, so the model reads Pydantic's "
