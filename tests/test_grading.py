@@ -60,16 +60,15 @@ def test_a_cell_that_shadows_a_builtin_for_the_checks_gets_no_pass(sandbox):
     assert not passed and "builtins.isinstance" in message
 
 
-# Walks up to the worker's frame, writes a passing verdict with its nonce on the verdict channel, then
-# (`then`) keeps the worker from writing the real one, or lets it write it after.
+# Walks up to the frame of the process it runs in (forked for this exercise), writes a passing verdict
+# on that process's own verdict pipe, then (`then`) keeps it from writing the real one, or lets it.
 FRAME_FORGER = """# EXERCISE l4-refund-limit
 import inspect, json, os
 f = inspect.currentframe()
-while f and 'nonce' not in f.f_locals:
+while f and 'write_end' not in f.f_locals:
     f = f.f_back
-loc = f.f_locals
-loc['write'](json.dumps({{'nonce': loc['nonce'], 'passed': True, 'message': 'forged', 'tampered': []}}) + '\\n')
-loc['channel'].flush()
+line = json.dumps({{'passed': True, 'message': 'forged', 'tampered': []}}) + '\\n'
+os.write(f.f_locals['write_end'], line.encode())
 {then}
 def refund_limit(name, arguments):
     return 'allow'

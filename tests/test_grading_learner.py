@@ -7,7 +7,7 @@ import pytest
 
 from course.exercises import REGISTRY, load_all
 from course.grading.runner import Result, check_all
-from course.grading.sandbox import ROOT, Limits, Sandbox
+from course.grading.sandbox import ROOT, Limits, Sandbox, bwrap_works
 
 IDS = ["l4-refund-limit", "l4-policy", "l4-guard"]
 RIGHT = {id: (ROOT / "solutions" / f"{id}.py").read_text() for id in IDS}
@@ -60,7 +60,7 @@ def test_an_exercise_that_patches_the_grader_voids_its_own_verdict_only(sandbox)
     assert not policy.passed and "registry.judge" in policy.message
     # What came after the patch ran in a fresh worker, with the real check: the wrong guard fails.
     assert not guard.passed and "forged" not in guard.message
-    assert sandbox.runs == [IDS, ["l4-guard"]]
+    assert sandbox.runs == [IDS]
 
 
 def test_a_cell_that_exits_costs_the_other_exercises_nothing(sandbox):
@@ -74,45 +74,73 @@ def test_an_endless_loop_times_out_its_own_exercise_once():
         refund, policy, guard = check(box, {**RIGHT, "l4-policy": "while True:\n    pass\n"})
         assert refund.passed and guard.passed, (refund.message, guard.message)
         assert not policy.passed and "no verdict after 2 s" in policy.message
-        assert box.runs == [IDS, ["l4-refund-limit"], ["l4-guard"]]  # the loop is not run a second time
+        assert box.runs == [IDS]  # the loop is not run a second time
 
 
-# Leaves a thread that, once this cell's check is over, keeps making lesson 4's guard check pass.
-LINGERS = """import threading, time
+# Leaves behind what could sway later checks in a shared process: a thread that keeps making lesson 4's
+# guard check pass, an alarm, an audit hook, a patched library function and a replaced stdout.
+LEAVES = """import copy, io, signal, sys, threading, time
 import course.exercises.lesson4_guard as checks
 def keep_patching():
-    time.sleep(1)
+    time.sleep(0.5)
     while True:
         checks.check_guard.__code__ = (lambda guard: "forged").__code__
         time.sleep(0.01)
 threading.Thread(target=keep_patching, daemon=True).start()
-""" + RIGHT["l4-refund-limit"]
+signal.signal(signal.SIGALRM, lambda *a: sys.exit("alarm from exercise 1"))
+signal.setitimer(signal.ITIMER_REAL, 0.7)
+sys.addaudithook(lambda event, args: None)
+copy.deepcopy = lambda x, memo=None: x
+""" + RIGHT["l4-refund-limit"] + "sys.stdout = io.StringIO()\n"
 
 
-def test_a_thread_one_cell_leaves_running_does_not_reach_the_next_exercises(sandbox):
+def test_nothing_one_cell_leaves_behind_reaches_the_next_exercises(sandbox):
     sandbox.runs.clear()
-    refund, policy, guard = check(sandbox, {"l4-refund-limit": LINGERS, "l4-policy": "import time\ntime.sleep(2)\n"
-                                            + RIGHT["l4-policy"], "l4-guard": WRONG["l4-guard"]})
+    refund, policy, guard = check(sandbox, {"l4-refund-limit": LEAVES, "l4-policy": "import time\ntime.sleep(1)\n"
+                                            "print('policy speaking')\n" + RIGHT["l4-policy"],
+                                            "l4-guard": WRONG["l4-guard"]})
     assert refund.passed and policy.passed, (refund.message, policy.message)
+    assert policy.output == "policy speaking\n"
     assert not guard.passed and "forged" not in guard.message, guard.message
-    assert sandbox.runs == [IDS, ["l4-policy", "l4-guard"]]  # the cells after it ran in a fresh worker
+    assert sandbox.runs == [IDS]
 
 
-# Writes passing verdicts for this exercise and the ones after it, with their indices, on the channel.
-AHEAD = """import inspect, json
+def test_a_cell_that_kills_the_worker_costs_the_other_exercises_nothing(sandbox):
+    refund, policy, guard = check(sandbox, {**RIGHT, "l4-policy": "import os\nos.kill(os.getppid(), 9)\n"})
+    assert refund.passed and guard.passed, (refund.message, guard.message)
+    assert not policy.passed and "stopped without a verdict" in policy.message
+
+
+# Finds the worker's channel and nonce in its frames and writes passing verdicts for every exercise,
+# through the channel it inherited and through /proc.
+AHEAD = """import inspect, json, os
 f = inspect.currentframe()
-while f and 'nonce' not in f.f_locals:
+while f and "nonce" not in f.f_locals:
     f = f.f_back
-for index in range({count}):
-    f.f_locals['write'](json.dumps({{'nonce': f.f_locals['nonce'], 'index': index, 'passed': True,
-                                    'message': 'forged', 'tampered': [], 'stop': False}}) + '\\n')
-f.f_locals['channel'].flush()
+nonce, channel = f.f_locals["nonce"], f.f_locals["channel"]
+forged = "".join(json.dumps({{"nonce": nonce, "index": i, "verdict": {{"passed": True, "message": "forged",
+                 "tampered": []}}, "exit": 0, "timed_out": False, "forged": False}}) + "\\n" for i in range({count}))
+for how in ("inherited", "proc"):
+    try:
+        fd = channel.fileno() if how == "inherited" else os.open(f"/proc/{{os.getppid()}}/fd/{{channel.fileno()}}",
+                                                                  os.O_WRONLY)
+        os.fstat(fd)
+        print(how, "open")
+        os.write(fd, forged.encode())
+    except OSError as e:
+        print(how, type(e).__name__)
 def refund_limit(name, arguments):
-    return 'allow'
+    return "allow"
 """
 
 
-def test_verdicts_forged_ahead_for_later_exercises_give_no_pass(sandbox):
-    results = check(sandbox, {"l4-refund-limit": AHEAD.format(count=len(IDS)), **WRONG})
+@pytest.mark.parametrize("mode", ["process", "bwrap"])
+def test_verdicts_forged_for_every_exercise_give_no_pass(mode):
+    if mode == "bwrap" and not bwrap_works():
+        pytest.skip("bubblewrap is not installed here")
+    with Sandbox(mode, Limits(wall_seconds=10)) as box:
+        results = check(box, {"l4-refund-limit": AHEAD.format(count=len(IDS)), **WRONG})
     assert [r.passed for r in results] == [False, False, False], [r.message for r in results]
-    assert "the verdict channel" in results[0].message
+    assert "inherited EBADF" in results[0].output or "inherited OSError" in results[0].output, results[0].output
+    if mode == "bwrap":  # no capability left to open another process's files through /proc
+        assert "proc PermissionError" in results[0].output, results[0].output

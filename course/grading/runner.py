@@ -1,17 +1,16 @@
 """Grading a class: find the learners' notebooks, grade each learner's exercises in a sandbox,
 `-j N` learners at a time.
 
-A learner's exercises are checked one after another in one sandboxed worker (one process start and
-one import of the course per learner, not per exercise). Its verdicts are used only when the run
-ended as only the worker ends it; otherwise (a crash, a forged or missing verdict, tampering the
-sandbox saw) each exercise left is checked again in a run of its own, so whatever happened is
-pinned on the exercise that did it. An endless loop costs its learner the time limit once; a file
-that is not a readable notebook becomes a learner with a problem ("could not be read: ...") and
-grading goes on.
+A learner's exercises are checked in one sandbox: one worker imports the course once, and each
+exercise runs in a process forked from it (worker.py). A file of the course that changed during the
+run sends each exercise to a sandbox of its own, so the change is pinned on the exercise that made
+it. An endless loop costs its learner the time limit once; a file that is not a readable notebook
+becomes a learner with a problem ("could not be read: ...") and grading goes on.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -209,11 +208,13 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
 
 
 def exercise_answer(answer: dict, index: int) -> dict:
-    """What a run of several exercises says of one of them, in the shape `outcome` reads."""
+    """What a sandbox's answer says of one of its exercises, in the shape `outcome` reads."""
     verdicts, outputs = answer.get("verdicts") or [], answer.get("outputs") or []
-    return {"verdict": verdicts[index] if index < len(verdicts) else None,
-            "tampered": answer.get("tampered") or [], "problem": answer.get("problem"), "exit": answer.get("exit"),
-            "timed_out": bool(answer.get("timed_out")) and index == len(verdicts),
+    mine = verdicts[index] if index < len(verdicts) else {
+        "verdict": None, "exit": answer.get("exit"), "timed_out": bool(answer.get("timed_out")), "forged": False}
+    forged = ["the verdict channel: a verdict the grader did not write"] if mine.get("forged") else []
+    return {"verdict": mine.get("verdict"), "exit": mine.get("exit"), "timed_out": bool(mine.get("timed_out")),
+            "tampered": [*(answer.get("tampered") or []), *forged], "problem": answer.get("problem"),
             **(outputs[index] if index < len(outputs) else {"output": "", "output_lines": 0})}
 
 
@@ -223,26 +224,35 @@ def settle(result: Result, answer: dict, index: int, sandbox: Sandbox) -> None:
     result.output, result.output_lines = mine["output"], mine["output_lines"]
 
 
+def trusted(answer: dict) -> dict:
+    """The answer, with the worker's last verdict dropped if the worker was killed: a child that kills it
+    could have written that line just before (through /proc, which only root can here, README)."""
+    verdicts = answer.get("verdicts") or []
+    return answer if answer.get("exit") == 0 else {**answer, "verdicts": verdicts[:-1]}
+
+
 def check_all(sandbox: Sandbox, items: list[tuple[Result, dict]]) -> None:
-    """Check one learner's exercises: together while every run ends cleanly, else each on its own."""
+    """Check one learner's exercises in one sandbox, each in a process of its own forked from its worker."""
+    if not hasattr(os, "fork"):  # Windows: a sandbox per exercise (worker.py checks it in its own process)
+        for result, job in items:
+            settle(result, trusted(sandbox.run([job])), 0, sandbox)
+        return
     while items:
-        answer = sandbox.run([job for _, job in items])
-        verdicts = answer.get("verdicts") or []
-        if len(items) == 1 or answer.get("problem"):
+        answer = trusted(sandbox.run([job for _, job in items]))
+        if answer.get("problem") or len(items) == 1:
             for index, (result, _) in enumerate(items):
                 settle(result, answer, index, sandbox)
             return
-        if verdicts and answer.get("exit") == 0 and not answer.get("tampered") and not answer.get("timed_out"):
-            for index, (result, _) in enumerate(items[:len(verdicts)]):
-                settle(result, answer, index, sandbox)
-            items = items[len(verdicts):]  # left after a verdict that stopped the worker: a fresh one
-            continue
-        alone = items
-        if answer.get("timed_out") and not answer.get("tampered") and len(verdicts) < len(items):
-            # The exercise being checked when the time ran out keeps that verdict (it is no pass, so it
-            # can be no forgery); the others, whose verdicts this run cannot vouch for, run on their own.
-            settle(items[len(verdicts)][0], answer, len(verdicts), sandbox)
-            alone = items[:len(verdicts)] + items[len(verdicts) + 1:]
-        for result, job in alone:
-            settle(result, sandbox.run([job]), 0, sandbox)
-        return
+        if answer.get("tampered"):
+            # A file of the course changed (or the channel was written by another): which exercise did it
+            # is known only from runs of their own.
+            for result, job in items:
+                settle(result, trusted(sandbox.run([job])), 0, sandbox)
+            return
+        done = len(answer["verdicts"])
+        for index, (result, _) in enumerate(items[:done]):
+            settle(result, answer, index, sandbox)
+        if done == 0:  # the worker ended before any verdict it vouches for: the first exercise, alone, says why
+            settle(items[0][0], trusted(sandbox.run([items[0][1]])), 0, sandbox)
+            done = 1
+        items = items[done:]

@@ -1,10 +1,10 @@
 """The top process of a sandbox (no learner code runs here): limits, the worker, the clean-up.
 
-It reads a job on stdin (one learner's exercises), sets the OS limits (inherited by the worker),
-makes itself the reaper of orphaned descendants (Linux), runs `course.grading.worker` with a
-wall-clock limit per exercise, kills the worker's process group and every descendant left, and
-prints one JSON line: the worker's verdicts in order, whether the channel was used as only the
-worker uses it, whether it timed out, and the head of what each exercise printed.
+It reads a job on stdin (one learner's exercises), sets the OS limits (inherited by the worker and
+its children), makes itself the reaper of orphaned descendants (Linux), runs `course.grading.worker`,
+kills the worker's process group and every descendant left, and prints one JSON line: the worker's
+verdicts in order (each with how its exercise's child ended), whether the worker stalled, and the
+head of what each exercise printed.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from course.grading.reaping import become_subreaper, end_children
 
 STARTUP_SECONDS = 120  # for the worker to import the course before the first exercise (a busy machine)
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from course.grading.worker import main; main()"
@@ -56,28 +58,6 @@ def user_processes() -> int:
     return count
 
 
-def become_subreaper() -> None:
-    """Orphaned descendants (a learner's detached background process) become our children, so we can end them."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-        except (OSError, AttributeError):
-            pass
-
-
-def children() -> list[int]:
-    me, found = os.getpid(), []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == me:
-                found.append(int(stat.parent.name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
-
-
 def end_descendants(worker: subprocess.Popen) -> None:
     try:
         os.killpg(worker.pid, signal.SIGKILL)
@@ -85,17 +65,7 @@ def end_descendants(worker: subprocess.Popen) -> None:
         pass
     worker.kill()
     worker.wait()
-    for _ in range(50):  # each round, the orphans of what we killed become our children
-        left = children() if Path("/proc").is_dir() else []
-        if not left:
-            return
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ChildProcessError, ProcessLookupError):
-                pass
-        time.sleep(0.01)
+    end_children()
 
 
 def head(path: Path, chars: int) -> tuple[str, int]:
@@ -155,15 +125,10 @@ def read_verdicts(worker: subprocess.Popen, nonce: str, wall: float) -> tuple[li
                     deadline = time.monotonic() + wall  # the next exercise's time starts now
 
 
-def irregular(verdicts: list[dict], count: int, exit: int | None, timed_out: bool) -> bool:
-    """Whether the channel shows what only learner code would write: the worker writes verdicts 0, 1, ...
-    in order, each once, and exits 0 at once after the last one (or after one that found tampering)."""
-    if [v.get("index") for v in verdicts] != list(range(len(verdicts))):
-        return True
-    if timed_out:
-        return False  # the wait ran out: no verdict of this run is used as it stands (runner.py)
-    finished = len(verdicts) == count or bool(verdicts and verdicts[-1].get("stop"))
-    return bool(verdicts) and (exit != 0 or not finished)
+def irregular(verdicts: list[dict]) -> bool:
+    """Whether the channel shows lines only someone else could write: the worker writes verdicts 0, 1, ...
+    in order, each once (its children, where learner code runs, do not hold the channel)."""
+    return [v.get("index") for v in verdicts] != list(range(len(verdicts)))
 
 
 def main() -> None:
@@ -184,9 +149,10 @@ def main() -> None:
         worker.stdin.close()
     except BrokenPipeError:
         pass
-    verdicts, timed_out, ready = read_verdicts(worker, job["nonce"], limits["wall_seconds"])
+    # The worker enforces the limit per exercise; this is in case the worker itself stalls.
+    verdicts, timed_out, ready = read_verdicts(worker, job["nonce"], limits["wall_seconds"] + 10)
     end_descendants(worker)
-    forged = irregular(verdicts, count, worker.returncode, timed_out)
+    forged = irregular(verdicts)
     shown = [head(path, limits["output_chars"]) for path in outputs]
     problem = {} if ready else {"problem": "the grader's worker did not start: " + (
         f"it was not ready after {STARTUP_SECONDS} s (a very busy machine?)" if timed_out else

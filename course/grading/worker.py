@@ -1,89 +1,31 @@
-"""Runs one learner's exercise cells and their checks, one after another, inside the sandbox
-(started by the supervisor).
+"""Checks one learner's exercise cells inside the sandbox (started by the supervisor): each in a
+process of its own, forked from a worker that has imported the course and runs no learner code.
 
-The checks are taken from the registry and every course module they use is imported before any
-learner code runs. Before each cell, everything the verdict depends on (the `course` modules,
-builtins, the check itself) is fingerprinted: if the learner's code changed any of it (patched
-`run_check`, the registry, a course function, a builtin), that verdict is void whatever the check
-said; that, or a thread the cell left running, stops the worker (the exercises left run in a
-fresh one). What each cell prints goes to its own output file; each verdict goes, with the job's
-nonce and the exercise's index, to the channel the supervisor reads.
+The worker imports every course module the checks use, fingerprints them, says it is ready, then
+forks a child per exercise. The child closes the worker's channel before anything else, runs the
+lesson's imports, the learner's cell and the check, and writes its verdict on a pipe of its own;
+what it prints goes to that exercise's output file. The worker reads the pipe (within the time
+limit), kills whatever the child left running, and writes the verdict, with the job's nonce and
+the exercise's index, on the channel the supervisor reads. So nothing a cell does (patch the
+grader, start a thread, set a signal, write a forged verdict) reaches another exercise's check or
+verdict: each child starts from the worker's pristine memory.
 """
 
 from __future__ import annotations
 
 import builtins
 import importlib
-import inspect
 import json
 import os
-import re
+import select
+import signal
 import sys
-import threading
-import types
+import time
 
-# Third-party packages cache things in their modules and classes as they run: watching them would void
-# honest work. A learner who patches pydantic or openai to fool a check is not caught here (README).
-WATCHED = ("course", "json", "inspect")  # builtins: compared and restored on their own (main)
-STRICT = ("course", "builtins")  # where even a new name counts (it could shadow a builtin for a check)
-CACHES = ("__pydantic", "_abc_", "__signature__", "__parameters__")  # filled in lazily, legitimately
+from course.grading.fingerprints import changes, fingerprint, preimport
+from course.grading.reaping import become_subreaper, end_children, set_dumpable
 
-
-def watched(name: str) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in WATCHED)
-
-
-def identity(value) -> tuple:
-    if isinstance(value, types.FunctionType):
-        return (id(value), id(value.__code__), id(value.__defaults__), id(value.__kwdefaults__))
-    if isinstance(value, type):
-        return (id(value), tuple((k, id(v), id(v.__code__) if isinstance(v, types.FunctionType) else 0)
-                                 for k, v in list(vars(value).items()) if not k.startswith(CACHES)))
-    return (id(value),)
-
-
-def fingerprint() -> dict:
-    seen = {}
-    for name, module in list(sys.modules.items()):
-        if watched(name) and isinstance(module, types.ModuleType):
-            seen[name] = (id(module), {k: identity(v) for k, v in list(vars(module).items())})
-    return seen
-
-
-def changes(before: dict, course: str) -> list[str]:
-    """What differs from `before`: a changed or removed name anywhere watched, a new non-module name in course."""
-    found = []
-    for name, module in list(sys.modules.items()):
-        if not watched(name):
-            continue
-        if name not in before:
-            where = getattr(module, "__file__", None) or ""
-            if name.startswith("course") and not os.path.realpath(where).startswith(os.path.realpath(course)):
-                found.append(f"module {name}")
-            continue
-        module_id, names = before[name]
-        if id(module) != module_id:
-            found.append(f"module {name}")
-            continue
-        now = vars(module)
-        strict = any(name == p or name.startswith(p + ".") for p in STRICT)
-        for key, value in list(now.items()):
-            if key in names:
-                if identity(value) != names[key]:
-                    found.append(f"{name}.{key}")
-            elif strict and not isinstance(value, types.ModuleType):
-                found.append(f"{name}.{key}")
-        found += [f"{name}.{key}" for key in names if key not in now]
-    return found
-
-
-def preimport(module) -> None:
-    """Import the course modules a check uses before the learner's code runs, so none is loaded after it."""
-    for name in set(re.findall(r"(?:from|import)\s+(course(?:\.\w+)*)", inspect.getsource(module))):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
+PIPE_LIMIT = 1 << 20  # a verdict is a few hundred bytes: more is the learner's code writing
 
 
 def redirect_output(path: str) -> None:
@@ -95,6 +37,79 @@ def redirect_output(path: str) -> None:
     os.close(fd)
 
 
+def check_cell(registry, exercise, item: dict, start: dict, course: str) -> dict:
+    """Run the lesson's imports, the learner's cell and the check; the verdict, void if the cell changed
+    what the verdict depends on (since the worker started, or while the cell ran)."""
+    id = exercise.id
+    Verdict, judge, run_cell = registry.Verdict, registry.judge, registry.run_cell
+    namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
+    before, builtin, saved = fingerprint(), vars(builtins), dict(vars(builtins))
+    namespace, failed = run_cell(exercise, id, item["source"], namespace)
+    try:
+        verdict = failed or judge(exercise, namespace)
+    except Exception as e:  # judge never raises, unless the learner's code broke what it relies on
+        verdict = Verdict(id, False, f"the check itself could not run: {type(e).__name__}: {e}")
+    # Builtins first, with no builtin called: a patched `isinstance` must not break what follows.
+    patched = [f"builtins.{k}" for k in {**builtin, **saved} if builtin.get(k) is not saved.get(k)]
+    builtin.clear()
+    builtin.update(saved)
+    sys.stdout.flush()
+    tampered = sorted({*patched, *changes(before, course), *changes(start, course)})
+    if tampered:
+        verdict = Verdict(id, False, "the code changed the grader or the course while it was checked ("
+                          + ", ".join(tampered[:5]) + "): no pass.")
+    return {"passed": verdict.passed is True, "message": str(verdict.message), "tampered": tampered}
+
+
+def in_child(run, channel: int, output: str, wall: float) -> dict:
+    """`run()` in a forked child; what it wrote on its pipe, how it ended, and whether it ran out of time."""
+    sys.stdout.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: from here on, learner code may run
+        try:
+            os.close(channel)  # the verdicts of the other exercises are out of its reach
+            os.close(read_end)
+            set_dumpable(True)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            redirect_output(output)
+            answer = json.dumps(run()).encode() + b"\n"
+            os.write(write_end, answer)
+        finally:
+            os._exit(0)  # no learner atexit handler or thread runs after the verdict
+    os.close(write_end)
+    data, deadline, timed_out = b"", time.monotonic() + wall, False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([read_end], [], [], left)[0]:
+            timed_out = True
+            break
+        chunk = os.read(read_end, 1 << 16)
+        if not chunk or len(data) > PIPE_LIMIT:
+            break
+        data += chunk
+    os.close(read_end)
+    if timed_out:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    end_children()  # what the cell left running: detached, it was handed over to us (a subreaper)
+    code = os.waitstatus_to_exitcode(status)
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    verdict = None
+    if len(lines) == 1:
+        try:
+            verdict = json.loads(lines[0])
+        except ValueError:
+            pass
+    ok = isinstance(verdict, dict) and isinstance(verdict.get("passed"), bool) and isinstance(
+        verdict.get("message"), str) and isinstance(verdict.get("tampered"), list)
+    # The child writes one verdict and exits 0 at once. Anything else on its pipe (a second verdict, one
+    # followed by a kill or another exit code, garbage) is the learner's code writing: void.
+    forged = bool(lines) and not timed_out and (not ok or code != 0)
+    return {"verdict": verdict if ok and not forged and not timed_out else None, "exit": code,
+            "timed_out": timed_out, "forged": forged}
+
+
 def main() -> None:
     job = json.loads(sys.stdin.read())
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -103,44 +118,28 @@ def main() -> None:
     redirect_output(job["outputs"][0])
     sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     sys.stderr = sys.stdout
-    # Taken before the learner's code runs: what a cell patches later is not what reports the verdict.
-    nonce, exit_now, dumps, write = job.pop("nonce"), os._exit, json.dumps, channel.write
+    set_dumpable(False)  # the children cannot open this process's channel through /proc
+    become_subreaper()
+    nonce = job.pop("nonce")
 
     from course.exercises import registry
 
-    Verdict, judge, run_cell = registry.Verdict, registry.judge, registry.run_cell
     for module in dict.fromkeys(importlib.import_module(item["module"]) for item in job["exercises"]):
         preimport(module)
     exercises = [registry.REGISTRY[item["id"]] for item in job["exercises"]]
-    # Compared after every cell too, not only with the state before that cell: a change made between two
-    # cells (by a thread or process an earlier cell left behind) is caught as well.
-    start, threads = fingerprint(), threading.enumerate
-    write(dumps({"nonce": nonce, "ready": True}) + "\n")
+    start = fingerprint()
+    channel.write(json.dumps({"nonce": nonce, "ready": True}) + "\n")
     channel.flush()
+    wall = job["limits"]["wall_seconds"]
     for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
-        id = item["id"]
-        redirect_output(job["outputs"][index])
-        namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
-        before, builtin, saved, running = fingerprint(), vars(builtins), dict(vars(builtins)), set(threads())
-        namespace, failed = run_cell(exercise, id, item["source"], namespace)
-        try:
-            verdict = failed or judge(exercise, namespace)
-        except Exception as e:  # judge never raises, unless the learner's code broke what it relies on
-            verdict = Verdict(id, False, f"the check itself could not run: {type(e).__name__}: {e}")
-        # Builtins first, with no builtin called: a patched `isinstance` must not break what follows.
-        patched = [f"builtins.{k}" for k in {**builtin, **saved} if builtin.get(k) is not saved.get(k)]
-        builtin.clear()
-        builtin.update(saved)
-        sys.stdout.flush()
-        tampered = sorted({*patched, *changes(before, job["course"]), *changes(start, job["course"])})
-        # A thread the cell left running could sway the next checks: they run in a fresh process.
-        stop = bool(tampered) or any(t not in running for t in threads())
-        if tampered:
-            verdict = Verdict(id, False, "the code changed the grader or the course while it was checked ("
-                              + ", ".join(tampered[:5]) + "): no pass.")
-        write(dumps({"nonce": nonce, "index": index, "passed": verdict.passed is True,
-                     "message": str(verdict.message), "tampered": tampered, "stop": stop}) + "\n")
+        def run(item=item, exercise=exercise) -> dict:
+            return check_cell(registry, exercise, item, start, job["course"])
+
+        if hasattr(os, "fork"):
+            answer = in_child(run, channel.fileno(), job["outputs"][index], wall)
+        else:  # Windows: the runner sends one exercise per sandbox, and it is checked here
+            redirect_output(job["outputs"][index])
+            answer = {"verdict": run(), "exit": 0, "timed_out": False, "forged": False}
+        channel.write(json.dumps({"nonce": nonce, "index": index, **answer}) + "\n")
         channel.flush()
-        if stop:
-            break  # the supervisor runs the exercises left in a fresh worker
-    exit_now(0)  # no learner atexit handler or thread runs after the verdicts
+    os._exit(0)
