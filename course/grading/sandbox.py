@@ -121,6 +121,7 @@ class Sandbox:
         self.state, self.solo_turn = threading.Condition(), threading.Lock()
         self.active = self.starts = self.findings = 0
         self.solo = False
+        self.said: set[str] = set()  # repo files named on screen as changed
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
@@ -237,8 +238,11 @@ class Sandbox:
                 kept = KEPT / rel
                 kept.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(repo / rel, kept)
-                print(f"grading: course/{rel} changed while grading ran; put back, the changed file is "
-                      f"kept as {kept}", file=sys.stderr)
+                if rel not in self.said:  # a learner's re-runs make the same change again: say it once
+                    self.said.add(rel)
+                    sys.stdout.flush()
+                    print(f"grading: course/{rel} changed while grading ran; put back, the changed file is "
+                          f"kept as {kept}", file=sys.stderr, flush=True)
             original = self.snapshot.get("course/" + rel)
             if original is not None:
                 (repo / rel).parent.mkdir(parents=True, exist_ok=True)
