@@ -36,6 +36,33 @@ def test_a_resource_template_written_another_way_passes():
         """))
 
 
+def test_a_template_beside_an_index_resource_or_with_the_sdks_not_found_error_passes():
+    passes("l8-resource-template", tries=TRIES, source=with_header("""
+        from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+        def add_order_resources(server, orders):
+            @server.resource("orders://index")
+            def index() -> str:
+                return "\\n".join(f"orders://{order_id}" for order_id in orders)
+
+            @server.resource("orders://{order_id}")
+            def order(order_id: str) -> str:
+                if order_id not in orders:
+                    raise ResourceNotFoundError(f"No order {order_id}")
+                return f"{order_id}: {orders[order_id]['status']}, total {orders[order_id]['total']:.2f} EUR"
+        """))
+
+
+def test_a_template_that_crashes_on_a_missing_order_gets_a_hint_and_no_sdk_traceback(caplog):
+    fails_with("l8-resource-template", with_header("""
+        def add_order_resources(server, orders):
+            @server.resource("orders://{order_id}")
+            def order(order_id: str) -> str:
+                return f"{order_id}: {orders[order_id]['status']}, total {orders[order_id]['total']:.2f} EUR"
+        """), "an internal error", tries=TRIES)
+    assert not [r for r in caplog.records if r.levelname == "ERROR" and r.name.startswith("mcp.")]
+
+
 @pytest.mark.parametrize("source, hint", [
     ("""
      def add_order_resources(server, orders):
@@ -45,7 +72,7 @@ def test_a_resource_template_written_another_way_passes():
              return read
          for order_id, order in orders.items():
              server.resource(f"orders://{order_id}", name=order_id)(reader(order))
-     """, "one per order does not scale"),
+     """, "a fixed resource per order"),
     ("""
      def add_order_resources(server, orders):
          @server.resource("orders://{order_id}")
@@ -77,6 +104,14 @@ def test_a_resource_template_written_another_way_passes():
                  raise MCPError(INVALID_PARAMS, f"No order {order_id}")
              return f"{order_id}: {orders[order_id]['status']}, total {orders[order_id]['total']} EUR"
      """, "two decimals"),
+    ("""
+     def add_order_resources(server, orders):
+         @server.resource("orders://{order_id}")
+         def order(order_id: str) -> str:
+             if order_id not in orders:
+                 raise MCPError(-32002, f"Resource not found: orders://{order_id}")
+             return f"{order_id}: {orders[order_id]['status']}, total {orders[order_id]['total']:.2f} EUR"
+     """, "the resource-not-found code of the 2025 spec"),
 ])
 def test_the_resource_template_check_refuses_a_likely_mistake_with_a_hint(source, hint):
     fails_with("l8-resource-template", with_header(source), hint, tries=TRIES)
@@ -126,7 +161,25 @@ def test_comparing_fingerprints_or_json_with_sorted_keys_passes():
      def changed_tools(pinned, listed):
          return {t.name for t in listed if t.name in pinned and (t.description, t.input_schema)
                  != (pinned[t.name].description, pinned[t.name].input_schema)}
-     """, "its annotations"),
+     """, "annotations (read_only_hint"),
+    ("""
+     def changed_tools(pinned, listed):
+         def parts(tool):
+             return tool.description, sorted(tool.input_schema.get("properties", {})), tool.annotations
+         return {t.name for t in listed if t.name in pinned and parts(t) != parts(pinned[t.name])}
+     """, "order_id's description now asks for the card number"),
+    ("""
+     def changed_tools(pinned, listed):
+         def parts(tool):
+             return tool.description, tool.input_schema, tool.annotations.read_only_hint
+         return {t.name for t in listed if t.name in pinned and parts(t) != parts(pinned[t.name])}
+     """, "open_world_hint appeared"),
+    ("""
+     def changed_tools(pinned, listed):
+         def parts(tool):
+             return tool.description, tool.inputSchema, tool.annotations
+         return {t.name for t in listed if t.name in pinned and parts(t) != parts(pinned[t.name])}
+     """, "in mcp 2.x a Tool's fields are snake_case"),
 ])
 def test_the_changed_tool_check_refuses_a_likely_mistake_with_a_hint(source, hint):
     fails_with("l8-changed-tool", source, hint, tries=TRIES)
@@ -183,6 +236,14 @@ def test_a_route_written_with_a_token_table_passes():
          tenant = next(t for t in tenants if t.token == token)
          return tenant.name, next(iter(tenant.allow))
      """, "the backend whose allowlist has the tool"),
+    ("""
+     def route(tenants, token, tool):
+         tenant = {t.token: t for t in tenants}[token]
+         for backend, tools in tenant.allow.items():
+             if tool in tools:
+                 return tenant.name, backend
+         raise PermissionError(tool)
+     """, "a token that belongs to nobody, your route raised KeyError"),
 ])
 def test_the_route_check_refuses_a_likely_mistake_with_a_hint(source, hint):
     fails_with("l8-route-tenant", source, hint, tries=TRIES)
@@ -233,6 +294,12 @@ def test_a_rule_using_the_courses_order_pattern_passes():
              return tool == "issue_refund" and arguments.get("order_id") not in question
          return rule
      """, "a rule returns 'allow', 'deny', 'ask' or None"),
+    ("""
+     def customer_orders_only(question):
+         def rule(tool, arguments):
+             return "deny" if "order_id" in arguments and str(arguments["order_id"]) not in question else None
+         return rule
+     """, "Find whole order numbers in the question"),
 ])
 def test_the_injection_rule_check_refuses_a_likely_mistake_with_a_hint(source, hint):
     fails_with("l8-injection-rule", source, hint, tries=TRIES)

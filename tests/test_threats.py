@@ -173,3 +173,32 @@ async def test_a_stdio_server_runs_in_the_folder_it_is_given_and_sees_no_secret_
     where, names = seen.split(" | ")
     assert where == str(jail) and (jail / "dropped.txt").exists() and not (tmp_path / "dropped.txt").exists()
     assert "SHOP_API_KEY" not in names.split() and "sk-planted" not in seen
+
+
+# -- token passthrough ---------------------------------------------------------------------------------------------
+async def test_the_gateway_reaches_an_http_backend_with_its_own_means_never_with_the_tenants_token():
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from course.servers import workspaces
+    from course.servers.gateway import Backend, Gateway, Tenant
+    from course.servers.local_http import BASE_URL, mcp_client, served
+
+    backend = workspaces.build_server(tenant="northwind")
+    app, seen = backend.streamable_http_app(host="127.0.0.1"), []
+
+    async def recording(scope, receive, send):  # the backend's app, noting the Authorization it is sent
+        if scope["type"] == "http":
+            seen.append(dict(scope["headers"]).get(b"authorization", b"").decode())
+        await app(scope, receive, send)
+
+    def connect(tenant: str):
+        http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=recording), base_url=BASE_URL)
+        return streamable_http_client(f"{BASE_URL}/mcp", http_client=http)
+
+    token = "tok-northwind-7c1d"
+    gateway = Gateway({"notes": Backend(connect=connect)}, [Tenant("northwind", token, {"notes": {"add_note"}})])
+    async with backend.session_manager.run(), served(gateway) as web, mcp_client(web, token) as client:
+        result = await client.call_tool("add_note", {"text": "through the gateway"})
+    assert not result.is_error and seen and backend.workspaces["northwind"].notes == ["through the gateway"]
+    assert not any(token in value for value in seen)  # the tenant's token stopped at the gateway

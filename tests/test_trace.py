@@ -76,3 +76,14 @@ async def test_a_refused_call_shows_the_hosts_check_and_no_tools_call(tmp_path):
         await trace.execute(host)("read_section", '{"document": "refunds", "section": "Time limits"}')
     diagram = sequence_diagram(trace)
     assert "host check: read_section denied (allowlist)" in diagram and "tools/call" not in diagram
+
+
+def test_text_that_mermaid_reads_as_a_comment_or_a_line_break_is_escaped_in_the_diagram():
+    diagram = sequence_diagram(Trace([("user", "Order #A1002; where is it?")]))
+    assert "    U->>H: 2. Order #35;A1002, where is it?" in diagram.splitlines()
+
+
+async def test_after_the_tool_call_the_models_second_request_is_numbered_as_the_answers_step(tmp_path):
+    trace, _ = await one_request(tmp_path, "auto")
+    asks = [line for line in sequence_diagram(trace).splitlines() if line.startswith("    H->>M: ")]
+    assert asks == ["    H->>M: 3. 1 message + 1 tool", "    H->>M: 8. 3 messages + 1 tool"]

@@ -89,7 +89,8 @@ def _is_subscription(message: dict) -> bool:
 
 def _short(text: str, limit: int = 60) -> str:
     flat = " ".join(str(text).split()).replace('"', "'").replace(";", ",")  # mermaid ends a message at ";"
-    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+    flat = flat if len(flat) <= limit else flat[:limit - 1] + "…"
+    return flat.replace("#", "#35;")  # and takes the rest of a line after "#" for a comment: an entity code instead
 
 
 def _request_label(message: dict) -> str:
@@ -112,8 +113,8 @@ def _result_label(message: dict, asked: str) -> str:
         return f"supportedVersions {', '.join(result.get('supportedVersions', []))} + capabilities"
     if asked == "initialize":
         return f"protocolVersion {result.get('protocolVersion')} + capabilities"
-    if asked == "tools/list":
-        return f"{len(result.get('tools', []))} tools"
+    if asked == "tools/list":  # not "7 tools": a number first would read as a step
+        return f"the tool list ({len(result.get('tools', []))} tools)"
     if asked == "tools/call":
         size = sum(len(c.get("text", "")) for c in result.get("content", []))
         return f"result: {size} characters{' (isError)' if result.get('isError') else ''}"
@@ -155,7 +156,7 @@ def sequence_diagram(trace: Trace, *, server: str = "docs server") -> str:
         elif kind == USER:
             lines.append(f"    U->>H: 2. {_short(payload)}")
         elif kind == ASKS_MODEL:
-            step = "3. " if not tool_called else ""
+            step = "8. " if tool_called else "3. "  # asked again with the result: the answer's step
             count, tools = payload["messages"], len(payload["tools"])
             lines.append(f"    H->>M: {step}{count} message{'s' * (count != 1)} + {tools} tool{'s' * (tools != 1)}")
         elif kind == MODEL_SAYS:
@@ -167,7 +168,8 @@ def sequence_diagram(trace: Trace, *, server: str = "docs server") -> str:
             else:
                 lines.append(f"    M-->>H: 8. the answer ({len(str(payload))} characters)")
         elif kind == CHECK:
-            lines.append(f"    Note over H: 4. host check: {payload['tool']} {payload['decision']} ({payload['by']})")
+            lines.append(f"    Note over H: 4. host check: {_short(payload['tool'])} {payload['decision']} "
+                         f"({_short(payload['by'])})")
         elif kind == ANSWER:
             lines.append(f"    H->>U: 8. {_short(payload)}")
     if streams:
