@@ -66,9 +66,11 @@ grade: setup
 stub-api: setup
 	$(PY) -m course.servers.stub_api --port $(or $(PORT),8765)
 
-# Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, ports; a verdict.)
+# Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, what `make hub` needs, ports;
+# a verdict.) HUB=1: this machine serves the hub, so a missing node or configurable-http-proxy is a failure.
 doctor:
-	@if [ -x $(PY) ]; then $(PY) -m course.doctor; else PYTHONPATH=. $(PYTHON) -m course.doctor; fi
+	@if [ -x $(PY) ]; then $(PY) -m course.doctor $(if $(HUB),--hub); \
+		else PYTHONPATH=. $(PYTHON) -m course.doctor $(if $(HUB),--hub); fi
 
 # For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick);
 # `make setup` then installs from it with no network.
