@@ -15,7 +15,7 @@ NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(s
 OFFLINE := $(PY) -m course.offline
 SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server hub clean clean-state
+.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server class-status hub clean clean-state
 
 # Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
 # the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
@@ -81,9 +81,13 @@ wheelhouse:
 class-tokens: setup
 	$(PY) -m course.servers.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
 
+# DATA=DIR: where the learners' shops and call logs go (default WORK/class); `make class-status` sums them up.
 class-server: setup
 	$(PY) -m course.servers.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) \
-		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000)
+		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000) $(if $(DATA),--data "$(DATA)")
+
+class-status: setup
+	@$(PY) -m course.servers.class_data $(if $(DATA),--data "$(DATA)")
 
 # JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
 hub: $(VENV)/.ready-hub
