@@ -15,7 +15,7 @@ NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(s
 OFFLINE := $(PY) -m course.offline
 SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server class-status hub clean clean-state
+.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server class-status class-cache hub clean clean-state
 
 # Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
 # the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
@@ -88,6 +88,11 @@ class-server: setup
 
 class-status: setup
 	@$(PY) -m course.servers.class_data $(if $(DATA),--data "$(DATA)")
+
+# Before a hub workshop: lesson 3's embeddings once for the whole class, into .cache/class-embeddings
+# (OUT=DIR elsewhere), which `make hub` hands to every learner's kernel to read (WORKSHOP.md).
+class-cache: setup
+	$(PY) -m course.search.class_cache $(if $(OUT),--out "$(OUT)")
 
 # JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
 hub: $(VENV)/.ready-hub

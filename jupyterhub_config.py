@@ -18,7 +18,8 @@ Littlest JupyterHub: WORKSHOP.md). Variables:
 COURSE_HUB_URL (http://127.0.0.1:8080; http://0.0.0.0:8080 for the classroom's network),
 COURSE_HUB_PASSWORD (required), COURSE_HUB_ADMIN_PASSWORD (optional, 32 characters or more),
 COURSE_HUB_HOMES (.cache/hub/homes), COURSE_HUB_STATE (.cache/hub), COURSE_VENV (.venv),
-COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below).
+COURSE_SHARED_EMBEDDINGS (.cache/class-embeddings, `make class-cache`), COURSE_CLASS_TOKENS and
+COURSE_MCP_URL (the class MCP server, below).
 """
 
 import os
@@ -31,6 +32,8 @@ VENV = Path(os.environ.get("COURSE_VENV", HERE / ".venv"))
 STATE = Path(os.environ.get("COURSE_HUB_STATE", HERE / ".cache" / "hub"))  # database, cookie secret (git-ignored)
 HOMES = Path(os.environ.get("COURSE_HUB_HOMES", STATE / "homes"))
 PROXY = HERE / ".cache" / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
+# Lesson 3's embeddings, built once for the class by `make class-cache` (course/search/class_cache.py).
+SHARED_EMBEDDINGS = Path(os.environ.get("COURSE_SHARED_EMBEDDINGS", HERE / ".cache" / "class-embeddings"))
 
 PASSWORD_MIN, ADMIN_PASSWORD_MIN = 8, 32  # what SharedPasswordAuthenticator accepts (else a traceback)
 
@@ -100,6 +103,12 @@ c.Spawner.default_url = "/lab"
 # The course kernel is registered in the venv (--sys-prefix); JUPYTER_PATH shows it to the learner's
 # server even if Spawner.cmd is changed to a JupyterLab from another environment.
 c.Spawner.environment = {"JUPYTER_PATH": str(VENV / "share" / "jupyter")}
+if any(SHARED_EMBEDDINGS.glob("*.npz")):  # learners copy its vectors instead of running the model; never write it
+    c.Spawner.environment["COURSE_SHARED_EMBEDDINGS"] = str(SHARED_EMBEDDINGS)
+    print(f"Learners read lesson 3's embeddings from {SHARED_EMBEDDINGS}", file=sys.stderr)
+else:
+    print(f"No class embedding cache in {SHARED_EMBEDDINGS}: every learner embeds lesson 3's documents "
+          "(~17 CPU-seconds each). `make class-cache` builds it once for the class.", file=sys.stderr)
 if token_of:
     c.Spawner.environment |= {
         "COURSE_MCP_URL": os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp"),

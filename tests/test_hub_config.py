@@ -26,7 +26,7 @@ PASSWORD = "learners-pass-1"
 def hub_env(tmp_path, monkeypatch):
     if not (VENV / "bin" / "jupyterhub-singleuser").exists():
         unavailable("JupyterHub is not installed in the course's venv (`make test` installs the dev set).")
-    for name in ("COURSE_HUB_ADMIN_PASSWORD", "COURSE_CLASS_TOKENS"):
+    for name in ("COURSE_HUB_ADMIN_PASSWORD", "COURSE_CLASS_TOKENS", "COURSE_SHARED_EMBEDDINGS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COURSE_HUB_PASSWORD", PASSWORD)
     monkeypatch.setenv("COURSE_HUB_STATE", str(tmp_path / "state"))
@@ -97,3 +97,13 @@ def test_the_config_uses_nothing_the_installed_jupyterhub_deprecates(hub_env, ca
             auth.check_allow_config()  # where JupyterHub warns about a suspicious log-in setup
     assert type(auth).__name__ == "SharedPasswordAuthenticator"
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
+def test_learners_kernels_get_the_class_embedding_cache_only_once_it_is_built(hub_env, tmp_path, monkeypatch, capsys):
+    shared = tmp_path / "class-embeddings"
+    monkeypatch.setenv("COURSE_SHARED_EMBEDDINGS", str(shared))
+    assert "COURSE_SHARED_EMBEDDINGS" not in load_config().Spawner.environment
+    assert "`make class-cache` builds it once" in capsys.readouterr().err
+    shared.mkdir()
+    (shared / "sentence-transformers_all-MiniLM-L6-v2_0123456789ab.npz").write_bytes(b"built by make class-cache")
+    assert load_config().Spawner.environment["COURSE_SHARED_EMBEDDINGS"] == str(shared)
