@@ -15,7 +15,7 @@ NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(s
 OFFLINE := $(PY) -m course.offline
 SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server hub clean clean-state
+.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server class-status class-cache hub clean clean-state
 
 # Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
 # the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
@@ -66,9 +66,11 @@ grade: setup
 stub-api: setup
 	$(PY) -m course.servers.stub_api --port $(or $(PORT),8765)
 
-# Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, ports; a verdict.)
+# Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, what `make hub` needs, ports;
+# a verdict.) HUB=1: this machine serves the hub, so a missing node or configurable-http-proxy is a failure.
 doctor:
-	@if [ -x $(PY) ]; then $(PY) -m course.doctor; else PYTHONPATH=. $(PYTHON) -m course.doctor; fi
+	@if [ -x $(PY) ]; then $(PY) -m course.doctor $(if $(HUB),--hub); \
+		else PYTHONPATH=. $(PYTHON) -m course.doctor $(if $(HUB),--hub); fi
 
 # For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick);
 # `make setup` then installs from it with no network.
@@ -79,9 +81,18 @@ wheelhouse:
 class-tokens: setup
 	$(PY) -m course.servers.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
 
+# DATA=DIR: where the learners' shops and call logs go (default WORK/class); `make class-status` sums them up.
 class-server: setup
 	$(PY) -m course.servers.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) \
-		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000)
+		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000) $(if $(DATA),--data "$(DATA)")
+
+class-status: setup
+	@$(PY) -m course.servers.class_data $(if $(DATA),--data "$(DATA)")
+
+# Before a hub workshop: lesson 3's embeddings once for the whole class, into .cache/class-embeddings
+# (OUT=DIR elsewhere), which `make hub` hands to every learner's kernel to read (WORKSHOP.md).
+class-cache: setup
+	$(PY) -m course.search.class_cache $(if $(OUT),--out "$(OUT)")
 
 # JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
 hub: $(VENV)/.ready-hub

@@ -9,15 +9,21 @@ runs JupyterLab from this folder's `.venv` (so the kernel "Python (course)" is t
 their own `HOME` under `COURSE_HUB_HOMES`, hence their own course state
 (`~/.local/state/llm-mcp-course`, course/paths.py).
 
-The dummy authenticator lets in anyone who knows the password, and all learners' servers run as
-the user who started the hub: fine for a workshop on a machine you wipe afterwards, not for
-anything that lasts (then use The Littlest JupyterHub: WORKSHOP.md). Variables:
+JupyterHub's shared-password authenticator lets in any name with the learners' password; the
+admin `teacher` logs in with a password of their own (COURSE_HUB_ADMIN_PASSWORD, else one made on
+first start and kept in COURSE_HUB_STATE/admin-password, readable by you only), so a learner who
+types `teacher` gets no admin page. All learners' servers run as the user who started the hub:
+fine for a workshop on a machine you wipe afterwards, not for anything that lasts (then use The
+Littlest JupyterHub: WORKSHOP.md). Variables:
 COURSE_HUB_URL (http://127.0.0.1:8080; http://0.0.0.0:8080 for the classroom's network),
-COURSE_HUB_PASSWORD (required), COURSE_HUB_HOMES (.cache/hub/homes), COURSE_HUB_STATE (.cache/hub),
-COURSE_VENV (.venv), COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below).
+COURSE_HUB_PASSWORD (required), COURSE_HUB_ADMIN_PASSWORD (optional, 32 characters or more),
+COURSE_HUB_HOMES (.cache/hub/homes), COURSE_HUB_STATE (.cache/hub), COURSE_VENV (.venv),
+COURSE_SHARED_EMBEDDINGS (.cache/class-embeddings, `make class-cache`), COURSE_CLASS_TOKENS and
+COURSE_MCP_URL (the class MCP server, below).
 """
 
 import os
+import secrets
 import sys
 from pathlib import Path
 
@@ -26,9 +32,13 @@ VENV = Path(os.environ.get("COURSE_VENV", HERE / ".venv"))
 STATE = Path(os.environ.get("COURSE_HUB_STATE", HERE / ".cache" / "hub"))  # database, cookie secret (git-ignored)
 HOMES = Path(os.environ.get("COURSE_HUB_HOMES", STATE / "homes"))
 PROXY = HERE / ".cache" / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
+# Lesson 3's embeddings, built once for the class by `make class-cache` (course/search/class_cache.py).
+SHARED_EMBEDDINGS = Path(os.environ.get("COURSE_SHARED_EMBEDDINGS", HERE / ".cache" / "class-embeddings"))
+
+PASSWORD_MIN, ADMIN_PASSWORD_MIN = 8, 32  # what SharedPasswordAuthenticator accepts (else a traceback)
 
 password = os.environ.get("COURSE_HUB_PASSWORD", "")
-if len(password) < 8:
+if len(password) < PASSWORD_MIN:
     sys.exit("Set COURSE_HUB_PASSWORD (8 characters or more) to the password learners will type, "
              "e.g. COURSE_HUB_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(9))') make hub")
 singleuser = VENV / "bin" / "jupyterhub-singleuser"
@@ -36,6 +46,24 @@ if not singleuser.exists():
     sys.exit(f"{singleuser} is missing: run `make hub` (it installs JupyterHub into the course's venv).")
 
 STATE.mkdir(parents=True, exist_ok=True)
+
+
+def admin_password() -> str:
+    """The teacher's: COURSE_HUB_ADMIN_PASSWORD, else the one kept in STATE (made on first start, mode 600)."""
+    given = os.environ.get("COURSE_HUB_ADMIN_PASSWORD")
+    if given is not None:
+        if len(given) < ADMIN_PASSWORD_MIN or given == password:
+            sys.exit(f"COURSE_HUB_ADMIN_PASSWORD must have {ADMIN_PASSWORD_MIN} characters or more and differ from "
+                     "COURSE_HUB_PASSWORD; or unset it, and the hub keeps one in "
+                     f"{STATE / 'admin-password'}")
+        return given
+    kept = STATE / "admin-password"
+    if not kept.exists() or len(kept.read_text().strip()) < ADMIN_PASSWORD_MIN:
+        with os.fdopen(os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:  # yours only
+            f.write(secrets.token_urlsafe(32) + "\n")
+    return kept.read_text().strip()
+
+
 c = get_config()  # noqa: F821 -- JupyterHub defines it when it reads this file
 
 c.JupyterHub.bind_url = os.environ.get("COURSE_HUB_URL", "http://127.0.0.1:8080")
@@ -46,10 +74,14 @@ c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
 if PROXY.exists():
     c.ConfigurableHTTPProxy.command = [str(PROXY)]
 
-c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = password
-c.Authenticator.allow_all = True  # any name, with the shared password: each name is a learner
+# Any name with the learners' password (each name is a learner); `teacher` only with the admin password.
+c.JupyterHub.authenticator_class = "shared-password"
+c.SharedPasswordAuthenticator.user_password = password
+c.SharedPasswordAuthenticator.admin_password = admin_password()
+c.Authenticator.allow_all = True
 c.Authenticator.admin_users = {"teacher"}
+if not os.environ.get("COURSE_HUB_ADMIN_PASSWORD"):
+    print(f"The admin `teacher` logs in with the password in {STATE / 'admin-password'}", file=sys.stderr)
 
 # With the class MCP server (WORKSHOP.md): COURSE_CLASS_TOKENS=tokens.txt gives each learner the token
 # of the line with their user name, and only those names (and "teacher") may log in. Lesson 6 then
@@ -71,6 +103,12 @@ c.Spawner.default_url = "/lab"
 # The course kernel is registered in the venv (--sys-prefix); JUPYTER_PATH shows it to the learner's
 # server even if Spawner.cmd is changed to a JupyterLab from another environment.
 c.Spawner.environment = {"JUPYTER_PATH": str(VENV / "share" / "jupyter")}
+if any(SHARED_EMBEDDINGS.glob("*.npz")):  # learners copy its vectors instead of running the model; never write it
+    c.Spawner.environment["COURSE_SHARED_EMBEDDINGS"] = str(SHARED_EMBEDDINGS)
+    print(f"Learners read lesson 3's embeddings from {SHARED_EMBEDDINGS}", file=sys.stderr)
+else:
+    print(f"No class embedding cache in {SHARED_EMBEDDINGS}: every learner embeds lesson 3's documents "
+          "(~17 CPU-seconds each). `make class-cache` builds it once for the class.", file=sys.stderr)
 if token_of:
     c.Spawner.environment |= {
         "COURSE_MCP_URL": os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp"),

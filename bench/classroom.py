@@ -69,7 +69,7 @@ def run(embedder: str) -> list[Figure]:
         tokens_file.write_text(new_tokens(f"learner-{i:02d}" for i in range(1, LEARNERS + 1)))
         tokens = read_tokens(tokens_file)
         work = Path(folder) / "work"
-        with serving(tokens_file, "--embedder", embedder, "--work", str(work)) as url:
+        with serving(tokens_file, "--embedder", embedder, "--data", str(work)) as url:
             server_pid = next(p.pid for p in psutil.Process().children() if "course.servers.classroom" in
                               " ".join(p.cmdline()))
             peak, stop = [0.0], threading.Event()

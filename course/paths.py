@@ -10,10 +10,10 @@ share a store, a cache or a log:
    `USERPROFILE`). A JupyterHub gives every user their own `HOME`, hence their own `WORK`.
 
 Lesson 3's embedding cache (`WORK/embeddings`) is per user too: each learner embeds the documents
-once (~17 CPU-seconds). One cache could safely be shared read-only (entries are keyed by
-sha256(model fingerprint + text), so a wrong vector is never picked for another text or model;
-files are loaded with numpy's `allow_pickle=False` and replaced atomically), but that needs a
-read-only fallback folder in `course/search.py`, which it does not have yet.
+once (~17 CPU-seconds). On a hub the teacher can build one for the class instead (`make
+class-cache`): `COURSE_SHARED_EMBEDDINGS` names that folder, which learners read and never write.
+Its entries are keyed by sha256(model fingerprint + text), so a vector is never picked for another
+text or model: a stale shared cache is simply not used for what changed (course/search/cache.py).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"  # the shop's policy documents (lesson 3)
 APP = "llm-mcp-course"
 WORK_ENV = "COURSE_WORK"
+SHARED_EMBEDDINGS_ENV = "COURSE_SHARED_EMBEDDINGS"
 
 
 def work_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -40,4 +41,12 @@ def work_dir(environ: Mapping[str, str] | None = None) -> Path:
     return (Path(home) if home else Path.home()) / ".local" / "state" / APP
 
 
+def shared_embeddings(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The class's read-only embedding cache (`COURSE_SHARED_EMBEDDINGS`), if the teacher set one."""
+    environ = os.environ if environ is None else environ
+    folder = environ.get(SHARED_EMBEDDINGS_ENV)
+    return Path(folder).expanduser().resolve() if folder else None
+
+
 WORK = work_dir()  # state the lessons create: the shop's stores, caches, logs
+SHARED_EMBEDDINGS = shared_embeddings()  # the teacher's embedding cache, read-only; None: each learner's own

@@ -1,9 +1,25 @@
 """`make doctor`: each check's judgement, and the verdict a teacher reads before a workshop."""
 
 import socket
+import sys
+from pathlib import Path
 
 from course import doctor
-from course.doctor import Check, check_disk, check_kernel, check_port, check_python, check_state, verdict
+from course.doctor import (
+    Check,
+    check_disk,
+    check_kernel,
+    check_node,
+    check_npm,
+    check_port,
+    check_proxy,
+    check_python,
+    check_state,
+    hub,
+    verdict,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_one_failed_check_makes_the_machine_not_ready_and_names_it():
@@ -59,3 +75,68 @@ def test_without_a_venv_the_doctor_says_not_ready_and_exits_1(tmp_path, capsys):
     assert doctor.main(["--venv", str(tmp_path / "no-venv"), "--ports", "", "--skip-model"]) == 1
     out = capsys.readouterr().out
     assert "NOT READY" in out and "run `make setup`" in out
+
+
+# -- what `make hub` needs: Node.js 20+, npm, configurable-http-proxy --------------------------------
+def test_node_missing_or_older_than_20_fails_for_a_hub_with_the_command_that_installs_it():
+    for path, version in [(None, None), ("/usr/bin/node", "v18.19.1"), ("/usr/bin/node", None)]:
+        c = check_node(path, version, required=True)
+        assert c.status == "fail" and "deb.nodesource.com/setup_22.x" in c.fix and "brew install node" in c.fix
+    assert "too old" in check_node("/usr/bin/node", "v18.19.1", required=True).detail
+    assert check_node("/usr/bin/node", "v20.20.2", required=True).status == "ok"
+    assert check_node("/usr/bin/node", "v22.1.0", required=False).status == "ok"
+
+
+def test_without_hub_the_hub_tools_missing_are_warnings_so_a_laptop_stays_ready():
+    assert check_node(None, None, required=False).status == "warn"
+    assert check_npm(None, None, proxy_found=False, required=False).status == "warn"
+    assert check_proxy(None, None, required=False).status == "warn"
+
+
+def test_npm_is_needed_only_while_configurable_http_proxy_is_not_installed():
+    missing = check_npm(None, None, proxy_found=False, required=True)
+    assert missing.status == "fail" and "sudo apt-get install npm" in missing.fix
+    assert check_npm(None, None, proxy_found=True, required=True).status == "ok"
+    assert check_npm("/usr/bin/npm", "11.19.1", proxy_found=False, required=True).status == "ok"
+
+
+def test_a_missing_proxy_gets_the_very_command_make_hub_runs():
+    c = check_proxy(None, None, required=True)
+    assert c.status == "fail" and "`npm install --prefix .cache/chp configurable-http-proxy@5`" in c.fix
+    makefile = (ROOT / "Makefile").read_text()
+    assert "npm install --silent --prefix .cache/chp configurable-http-proxy@5" in makefile
+    assert check_proxy("/x/configurable-http-proxy", None, required=True).status == "fail"  # there, but node is not
+    assert check_proxy("/x/configurable-http-proxy", "5.3.0", required=True).status == "ok"
+
+
+def fake_tools(folder: Path, **versions: str) -> None:
+    """Programs on a PATH of their own that print a version, as node and npm do."""
+    folder.mkdir()
+    for name, version in versions.items():
+        program = folder / name
+        program.write_text(f"#!/bin/sh\necho {version}\n")
+        program.chmod(0o755)
+
+
+def test_the_probes_find_an_old_node_no_npm_and_no_proxy_on_this_path(tmp_path, monkeypatch):
+    fake_tools(tmp_path / "bin", node="v18.19.1")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.setattr(hub, "LOCAL_PROXY", tmp_path / "no-chp" / "configurable-http-proxy")
+    node, npm, proxy = hub.hub_checks(required=True)
+    assert node.status == "fail" and "v18.19.1" in node.detail and "too old" in node.detail
+    assert npm.status == "fail" and proxy.status == "fail"
+    fake_tools(tmp_path / "bin2", node="v20.20.2", npm="11.19.1", **{"configurable-http-proxy": "5.3.0"})
+    monkeypatch.setenv("PATH", str(tmp_path / "bin2"))
+    assert [c.status for c in hub.hub_checks(required=True)] == ["ok", "ok", "ok"]
+
+
+def test_make_doctor_hub_turns_a_missing_node_into_not_ready(tmp_path, monkeypatch, capsys):
+    fake_tools(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.setattr(hub, "LOCAL_PROXY", tmp_path / "no-chp" / "configurable-http-proxy")
+    venv = Path(sys.executable).parent.parent  # the course's venv, which has the kernel
+    assert doctor.main(["--venv", str(venv), "--ports", "", "--skip-model"]) == 0
+    assert "READY (4 warning(s)" in capsys.readouterr().out  # node, npm, proxy and the skipped model
+    assert doctor.main(["--venv", str(venv), "--ports", "", "--skip-model", "--hub"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT READY" in out and "node (for make hub)" in out and "deb.nodesource.com" in out

@@ -37,7 +37,7 @@ def server(tmp_path_factory, stub):
     old = os.environ.get("COURSE_WEBAPI_URL")
     os.environ["COURSE_WEBAPI_URL"] = stub.url
     try:
-        with serving(tokens, "--embedder", "lexical", "--budget", "2", "--work", str(folder / "work")) as url:
+        with serving(tokens, "--embedder", "lexical", "--budget", "2", "--data", str(folder / "work")) as url:
             yield url, by_name, folder / "work"
     finally:
         os.environ.pop("COURSE_WEBAPI_URL") if old is None else os.environ.update(COURSE_WEBAPI_URL=old)

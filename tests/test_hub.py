@@ -1,7 +1,8 @@
 """JupyterHub serves the course to several learners, each with their own state (jupyterhub_config.py).
 
-Starts JupyterHub on 127.0.0.1 with the course's config (dummy authenticator, local process
-spawner, homes under a temporary folder), logs two learners in with Debian's headless chromium,
+Starts JupyterHub on 127.0.0.1 with the course's config (shared-password authenticator, local
+process spawner, homes under a temporary folder), checks that its start names nothing deprecated
+and that `teacher` cannot log in with the learners' password, logs two learners in with Debian's headless chromium,
 runs lesson 4's store cell (and one refund) as each in JupyterLab, and checks that each learner's
 shop lives in their own home, and that each got their own class-server token from the hub. Slow
 (two JupyterLabs and two kernels); skipped locally when
@@ -153,9 +154,18 @@ def test_two_learners_on_one_hub_run_lesson_4_each_in_their_own_state(tmp_path):
         write_notebook(hub.homes / name / "lesson4.ipynb", amount)
     hub.start()
     try:
+        started = hub.tail(200)
+        assert "Using Authenticator: jupyterhub.authenticators.shared.SharedPasswordAuthenticator" in started
+        assert "deprecat" not in started.lower(), "the hub's start names something deprecated"
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
             try:
+                page = browser.new_context().new_page()  # the learners' password does not make anyone admin
+                page.goto(f"{hub.url}/hub/login")
+                page.fill("#username_input", "teacher")
+                page.fill("#password_input", hub.password)
+                page.click("#login_submit")
+                expect(page.get_by_text("Invalid username or password")).to_be_visible(timeout=WAIT_MS)
                 for name, amount in LEARNERS.items():
                     page = browser.new_context().new_page()  # a context each: their own cookies
                     page.set_default_timeout(WAIT_MS)

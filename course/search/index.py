@@ -33,14 +33,16 @@ class DocIndex:
     """The sections of a folder of markdown files, searchable by meaning (or by words, as a fallback).
 
     `embedder`: "auto" (MiniLM if it loads, else lexical, with a message), "lexical", or any
-    object with `encode(texts) -> array` (and a `name`, used in the cache key).
+    object with `encode(texts) -> array` (and a `name`, used in the cache key). `shared_cache`:
+    a class's read-only cache to copy vectors from (default `COURSE_SHARED_EMBEDDINGS`, course.paths).
     """
 
     def __init__(self, folder: Path = paths.DATA, *, cache_dir: Path = paths.WORK / "embeddings",
-                 embedder: str | Embedder = "auto"):
+                 embedder: str | Embedder = "auto", shared_cache: Path | None = paths.SHARED_EMBEDDINGS):
         self.folder = Path(folder).expanduser()
         self.sections = load_sections(self.folder)
         self.cache_dir = Path(cache_dir)
+        self.shared_cache = shared_cache
         self._lexical: BM25 | None = None
         self.embedder: Embedder | None = None
         self.vectors: np.ndarray | None = None
@@ -65,7 +67,7 @@ class DocIndex:
         try:
             name = getattr(embedder, "name", None) or type(embedder).__name__
             self.vectors = embed_all([s.embedding_text() for s in self.sections], embedder,
-                                     EmbeddingCache(self.cache_dir, name))
+                                     EmbeddingCache(self.cache_dir, name, self.shared_cache))
         except ModelUnavailable as e:
             self._fall_back(str(e))
 

@@ -2,13 +2,14 @@
 
     python -m course.servers.classroom --new-tokens 30 --tokens tokens.txt     # once: a token per learner
     python -m course.servers.classroom --tokens tokens.txt [--port 8000] [--host 127.0.0.1]
-        [--allow-host NAME ...] [--embedder auto|lexical] [--api URL] [--budget 20] [--work DIR]
+        [--allow-host NAME ...] [--embedder auto|lexical] [--api URL] [--budget 20] [--data DIR]
 
 Two endpoints over Streamable HTTP, each needing `Authorization: Bearer <a learner's token>` (401
 otherwise): `/mcp`, the document server of lesson 5 (documents, orders, refunds), and `/web/mcp`,
-its web tools (`make stub-api` first). Each learner gets their own shop store, call log and web
-credit budget under `--work` (default WORK/classroom/<learner>/). The document index is loaded
-once and shared: the documents are the same for everyone, and read-only.
+its web tools (`make stub-api` first). Each learner gets their own shop store and call log in
+`--data` (default WORK/class/<learner>/, `class_data.py`: inspecting and resetting it), and a web
+credit budget. The document index is loaded once and shared: the documents are the same for
+everyone, and read-only.
 
 A learner connects with `COURSE_MCP_URL=http://<host>:<port>/mcp COURSE_MCP_TOKEN=<their token>`
 (lesson 6 then uses this server instead of starting its own).
@@ -27,6 +28,7 @@ from typing import Any
 
 from course import paths
 from course.servers import DEFAULT_PORT, HOST, PATH
+from course.servers.class_data import DEFAULT_DATA, class_data
 from course.servers.learners import (
     ForLearner,
     LearnerMiddleware,
@@ -66,7 +68,7 @@ def transport_security(host: str, allow_hosts: list[str]) -> Any:
                                                       for scheme in ("http", "https")])
 
 
-def build_app(learners: dict[str, str], *, work: Path, host: str = HOST, allow_hosts: Sequence[str] = (),
+def build_app(learners: dict[str, str], *, data: Path, host: str = HOST, allow_hosts: Sequence[str] = (),
               embedder: str = "auto", api_url: str | None = None, budget: int = 20) -> Any:
     """The class server as an ASGI app: `/mcp` (documents and the shop) and `/web/mcp` (web tools)."""
     from starlette.applications import Starlette
@@ -77,7 +79,7 @@ def build_app(learners: dict[str, str], *, work: Path, host: str = HOST, allow_h
     verifier = LearnerTokens(learners)
     api_url = api_url or os.environ.get(webapi.API_URL_ENV, webapi.DEFAULT_API_URL)
     api_key = os.environ.get(webapi.API_KEY_ENV)
-    spaces = Workspaces(work, make_api=lambda: webapi.WebAPI(api_url, budget=budget, api_key=api_key))
+    spaces = Workspaces(data, make_api=lambda: webapi.WebAPI(api_url, budget=budget, api_key=api_key))
     library = docs.Library(paths.DATA, embedder)  # one index for the class: the documents are read-only
     servers = [docs.build_server(store=ForLearner("store"), library=library, token=verifier),
                webapi.build_server(ForLearner("api"), token=verifier)]
@@ -110,6 +112,16 @@ def warn_beyond_loopback(host: str, port: int, allow_hosts: list[str]) -> None:
                      "!" * 78, ""]), file=sys.stderr, flush=True)
 
 
+def where_the_data_is(data: Path, names: set[str]) -> str:
+    """What the start says about the data: the folder, whether an earlier class left data in it, the commands."""
+    found = [r.name for r in class_data(data)]
+    earlier = [n for n in found if n not in names]
+    kept = (f"; {len(found)} learners already have data there" if found else "; empty so far") + \
+           (f", {len(earlier)} of them not in this tokens file (an earlier class?)" if earlier else "")
+    return (f"learners' data in {data} (a folder each: shop.json, calls.jsonl{kept})\n"
+            f"`make class-status DATA={data}` sums it up; `rm -rf {data}/<name>` resets a learner, even now")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m course.servers.classroom", description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=Path, required=True, help="the tokens file: 'name token' per line")
@@ -122,7 +134,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--embedder", choices=["auto", "lexical"], default="auto")
     parser.add_argument("--api", default=None, help="the web API's URL (default COURSE_WEBAPI_URL or the stub's)")
     parser.add_argument("--budget", type=int, default=20, help="web credits each learner may spend")
-    parser.add_argument("--work", type=Path, default=paths.WORK / "classroom", help="where workspaces go")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help=f"the class's data, a folder per learner (default {DEFAULT_DATA})")
     args = parser.parse_args(argv)
 
     if args.new_tokens is not None:
@@ -147,11 +160,13 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(2, f"{e}\n")
     if not is_loopback(args.host):
         warn_beyond_loopback(args.host, args.port, args.allow_host)
-    app = build_app(learners, work=args.work, host=args.host, allow_hosts=args.allow_host,
+    data = args.data.expanduser().resolve()
+    app = build_app(learners, data=data, host=args.host, allow_hosts=args.allow_host,
                     embedder=args.embedder, api_url=args.api, budget=args.budget)
     shown = args.allow_host[0] if args.allow_host else args.host
     print(f"class server: {len(learners)} learners at http://{shown}:{args.port}{PATH} "
-          f"(web tools at {WEB_PREFIX}{PATH}); workspaces in {args.work}", file=sys.stderr, flush=True)
+          f"(web tools at {WEB_PREFIX}{PATH})\n{where_the_data_is(data, set(learners.values()))}",
+          file=sys.stderr, flush=True)
     import uvicorn
 
     try:

@@ -115,12 +115,16 @@ class Workspace:
         """One line per request: what, whether it worked, how long. No arguments, no token."""
         self.calls += 1
         entry = {"at": round(time.time(), 3), "method": method, "tool": tool, "ok": ok, "ms": round(seconds * 1000, 1)}
+        self.folder.mkdir(parents=True, exist_ok=True)  # the teacher may have reset them during this request
         with self.log.open("a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")
 
 
 class Workspaces:
-    """Every learner's workspace, made on first use under `root/<learner>/`."""
+    """Every learner's workspace, made on first use under `root/<learner>/`.
+
+    A learner whose folder is gone (the teacher deleted it to reset them) gets a fresh workspace
+    on their next request: a new shop and a new credit budget, not the old one from memory."""
 
     def __init__(self, root: Path, make_api: Callable[[], Any] | None = None):
         self.root = Path(root)
@@ -129,7 +133,7 @@ class Workspaces:
 
     def __getitem__(self, learner: str) -> Workspace:
         space = self._spaces.get(learner)
-        if space is None:
+        if space is None or not space.folder.is_dir():
             folder = self.root / learner
             folder.mkdir(parents=True, exist_ok=True)
             api = self._make_api() if self._make_api else None

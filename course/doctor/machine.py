@@ -1,27 +1,20 @@
-"""Pre-flight for a workshop: is this machine ready to run the course? `make doctor`
+"""The machine's checks: Python, free disk, the state folder, the course kernel, lesson 3's model, free ports.
 
-    python -m course.doctor [--venv .venv] [--ports 8888,8000,8080,8081,8001,8765] [--skip-model]
-
-Checks the Python version, free disk space, that the kernel "Python (course)" is registered,
-that the embedding model of lesson 3 loads (offline), and that the ports the course uses are
-free; then prints one verdict: READY, or NOT READY with what to do. A failed check makes the
-machine not ready; a warning (a port in use, say) is worth a look but does not. Imports only
-the standard library, so it runs before `make setup` too (with the system's python3).
+The checks judge what a probe found (`check_*`), so each judgement is tested without the machine;
+the probes (`venv_python_version`, `kernel_specs`, `model_loads`) ask the course's venv in a child
+process, because the doctor may be running under the system's python3, before `make setup`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import shutil
 import socket
 import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from course import offline, paths
+from course.doctor.report import Check
 
 SUPPORTED = ((3, 11), (3, 13))  # oldest and newest minor version, as pyproject.toml's requires-python
 NEED_FOR_SETUP = 3 * 2**30  # bytes: the learner venv is ~1.7 GB, plus pip's cache while installing
@@ -29,25 +22,6 @@ NEED_FOR_STATE = 200 * 2**20  # bytes: stores, the embedding cache, logs
 PORTS = {8888: "JupyterLab", 8000: "the class MCP server", 8080: "JupyterHub", 8081: "JupyterHub's own API",
          8001: "JupyterHub's proxy API", 8765: "the stub web API (lesson 5)"}
 MODEL_TIMEOUT = 180.0  # seconds: a cold import of torch on a busy laptop
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: str  # "ok", "warn" or "fail"
-    detail: str
-    fix: str = ""
-
-
-def verdict(checks: list[Check]) -> tuple[bool, str]:
-    """(ready, the closing line): ready when nothing failed; warnings are counted, not fatal."""
-    failed = [c for c in checks if c.status == "fail"]
-    warned = [c for c in checks if c.status == "warn"]
-    if failed:
-        return False, f"NOT READY: {len(failed)} check(s) failed ({', '.join(c.name for c in failed)}). Fix them, " \
-                      "then run `make doctor` again."
-    note = f" ({len(warned)} warning(s) above: read them)" if warned else ""
-    return True, f"READY{note}: `make lab` opens lesson 1."
 
 
 def check_python(version: tuple[int, int] | None, where: str) -> Check:
@@ -145,48 +119,3 @@ def model_loads(python: Path) -> tuple[bool, str]:
         return False, f"the model did not load: {last[:300]}"
     size, seconds = done.stdout.split()
     return True, f"all-MiniLM-L6-v2 loads offline ({size} numbers per text, {seconds} s)"
-
-
-def checks(venv: Path, ports: dict[int, str], skip_model: bool = False) -> list[Check]:
-    python = venv / "bin" / "python"
-    found: list[Check] = []
-    if python.exists():
-        found.append(check_python(venv_python_version(python), str(python)))
-    else:
-        found.append(check_python(sys.version_info[:2], f"{sys.executable}; no {venv} yet"))
-    found.append(check_disk(shutil.disk_usage(paths.ROOT).free, python.exists(), paths.ROOT))
-    found.append(check_state(paths.WORK))
-    found.append(check_kernel(kernel_specs(python) if python.exists() else None))
-    if python.exists():
-        found.append(check_model(None if skip_model else model_loads(python)))
-    else:
-        found.append(Check("embedding model", "fail", f"no {venv}", "run `make setup`"))
-    found += [check_port(port, what) for port, what in ports.items()]
-    return found
-
-
-def report(found: list[Check]) -> tuple[bool, str]:
-    marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
-    lines = []
-    for c in found:
-        lines.append(f"[{marks[c.status]}] {c.name:<16} {c.detail}")
-        if c.fix and c.status != "ok":
-            lines.append(f"{'':<24}-> {c.fix}")
-    ready, closing = verdict(found)
-    return ready, "\n".join([*lines, "", closing])
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course.doctor", description=__doc__.splitlines()[0])
-    parser.add_argument("--venv", type=Path, default=paths.ROOT / ".venv")
-    parser.add_argument("--ports", default=",".join(map(str, PORTS)), help="comma-separated ports to check")
-    parser.add_argument("--skip-model", action="store_true", help="do not load the embedding model (faster)")
-    args = parser.parse_args(argv)
-    ports = {int(p): PORTS.get(int(p), "the course") for p in args.ports.split(",") if p.strip()}
-    ready, text = report(checks(args.venv, ports, args.skip_model))
-    print(text)
-    return 0 if ready else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

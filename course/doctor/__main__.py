@@ -1,0 +1,5 @@
+import sys
+
+from course.doctor.cli import main
+
+sys.exit(main())

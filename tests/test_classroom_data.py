@@ -1,0 +1,81 @@
+"""The class server's data: one folder the teacher chooses (`--data`), a folder per learner, resettable."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+from course.servers.class_data import class_data, table
+from course.servers.classroom import where_the_data_is
+from course.servers.learners import Workspaces
+
+
+class Budgets:
+    """A stand-in for the web API's factory: counts the credit budgets handed out."""
+
+    def __init__(self):
+        self.made = 0
+
+    def __call__(self):
+        self.made += 1
+        return {"budget": self.made}
+
+
+def test_deleting_a_learners_folder_gives_them_a_fresh_shop_and_budget_on_their_next_request(tmp_path):
+    budgets = Budgets()
+    spaces = Workspaces(tmp_path / "class", make_api=budgets)
+    anna, ben = spaces["anna"], spaces["ben"]
+    anna.store.issue_refund("A1002", 32.5, "The mugs arrived broken.")
+    ben.store.issue_refund("A1002", 10.0, "One mug arrived broken.")
+    assert spaces["anna"] is anna  # while her folder is there, the same workspace serves her
+    shutil.rmtree(tmp_path / "class" / "anna")  # the teacher resets anna, the server still running
+    fresh = spaces["anna"]
+    assert fresh is not anna and fresh.api == {"budget": 3} and fresh.store.refunds() == []
+    assert fresh.store.issue_refund("A1002", 32.5, "Again, after a reset.")["refund_id"] == "R-0001"
+    assert [r["amount"] for r in spaces["ben"].store.refunds()] == [10.0]  # ben is untouched
+
+
+def test_a_learner_reset_in_the_middle_of_a_request_still_gets_the_request_logged(tmp_path):
+    spaces = Workspaces(tmp_path / "class")
+    anna = spaces["anna"]
+    shutil.rmtree(tmp_path / "class")  # the whole class reset while her call runs
+    anna.record("tools/call", "search_docs", True, 0.01)
+    assert json.loads((tmp_path / "class" / "anna" / "calls.jsonl").read_text())["tool"] == "search_docs"
+
+
+def test_the_class_summary_counts_each_learners_calls_failures_tickets_and_refunds(tmp_path):
+    spaces = Workspaces(tmp_path)
+    anna = spaces["anna"]
+    anna.store.issue_refund("A1002", 32.5, "The mugs arrived broken.")
+    anna.store.create_ticket("A1001", "Late", "Where is my parcel?")
+    anna.store.create_ticket("A1003", "Wrong", "Wrong colour arrived.")
+    for ok in (True, True, False):
+        anna.record("tools/call", "issue_refund", ok, 0.02)
+    spaces["ben"].record("tools/list", None, True, 0.01)  # ben listed tools, never touched his shop
+    (tmp_path / "cleo").mkdir()
+    (tmp_path / "cleo" / "shop.json").write_text("{ edited by hand")
+    (tmp_path / "cleo" / "calls.jsonl").write_text('{"at": 1, "ok": true}\n{"at": 2, "ok"')  # cut short by a crash
+    (tmp_path / "notes.txt").write_text("the teacher's own file")  # not a learner
+    rows = {r.name: r for r in class_data(tmp_path)}
+    assert sorted(rows) == ["anna", "ben", "cleo"]
+    assert (rows["anna"].calls, rows["anna"].failed, rows["anna"].tickets, rows["anna"].refunds) == (3, 1, 2, 1)
+    assert rows["ben"].calls == 1 and rows["ben"].tickets is None
+    assert rows["cleo"].calls == 1 and rows["cleo"].tickets is None  # damaged files: counted, no traceback
+    shown = table(tmp_path, list(rows.values()))
+    assert shown.splitlines()[0] == f"3 learners in {tmp_path}" and "unreadable" in shown
+
+
+def test_the_start_says_where_the_data_is_and_what_an_earlier_class_left_there(tmp_path):
+    assert "empty so far" in where_the_data_is(tmp_path / "class", {"anna"})
+    Workspaces(tmp_path / "class")["old-learner"].record("tools/list", None, True, 0.01)
+    line = where_the_data_is(tmp_path / "class", {"anna", "ben"})
+    assert str(tmp_path / "class") in line and "1 learners already have data there" in line
+    assert "1 of them not in this tokens file" in line and f"rm -rf {tmp_path / 'class'}/<name>" in line
+
+
+def test_by_default_the_class_data_is_a_class_folder_in_the_teachers_work(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "COURSE_WORK": str(tmp_path / "work"), "PYTHONPATH": ":".join(sys.path)}
+    done = subprocess.run([sys.executable, "-m", "course.servers.class_data"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"No learner has data in {tmp_path / 'work' / 'class'} yet."
