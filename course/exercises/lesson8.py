@@ -43,7 +43,7 @@ from course.host.screening import stdio_review
 import logging
 from mcp import MCPError
 from mcp.types import INVALID_PARAMS
-from course.exercises import check
+from course.exercises import check, hint
 """
 
 
