@@ -249,6 +249,21 @@ def test_the_route_check_refuses_a_likely_mistake_with_a_hint(source, hint):
     fails_with("l8-route-tenant", source, hint, tries=TRIES)
 
 
+def test_a_route_that_crashes_is_told_what_is_wrong_first_and_how_to_refuse_in_the_next_hint():
+    from course.exercises import check_source
+
+    verdict = check_source("l8-route-tenant", textwrap.dedent("""
+        def route(tenants, token, tool):
+            tenant = {t.token: t for t in tenants}[token]
+            for backend, tools in tenant.allow.items():
+                if tool in tools:
+                    return tenant.name, backend
+            raise PermissionError(tool)
+        """))
+    assert verdict.stages[0] == "for a token that belongs to nobody, your route raised KeyError."
+    assert verdict.stages[1].startswith("Raise PermissionError on purpose")
+
+
 # -- l8-injection-rule ---------------------------------------------------------------------------------------
 def test_a_rule_using_the_courses_order_pattern_passes():
     passes("l8-injection-rule", tries=TRIES, source="""

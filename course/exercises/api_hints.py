@@ -24,5 +24,6 @@ def rejected(e: openai.BadRequestError) -> NotYet:
     elif "Invalid type for" in detail:
         hint = "a tool message's content must be text: the string execute(...) returns."
     else:
-        hint = f"look at what your request sends ({detail:.120})."
-    return NotYet(f"the API refused a request (HTTP 400): {hint}")
+        return NotYet(f"the API refused a request (HTTP 400: {detail:.120}): look at what your request sends.")
+    # "because" keeps what is wrong in the first stage of the hint (course/exercises/hints.py)
+    return NotYet(f"the API refused a request (HTTP 400) because {hint}")

@@ -19,7 +19,7 @@ from course.exercises.lesson4_cases import Outcome, apart, arguments, look_alike
 # What the notebook has imported before each exercise cell (tests/test_exercises_lessons.py compares them).
 GIVEN_RULE = """
 from course.backend import connect
-from course.exercises import check
+from course.exercises import check, hint
 from course.stories.lesson4 import support_desk
 from course import show
 from course.paths import WORK

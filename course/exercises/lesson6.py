@@ -41,7 +41,7 @@ from mcp import Client
 from course.servers.docs import build_server
 """
 GIVEN_CONVERT = GIVEN_LIST + """
-from course.exercises import check
+from course.exercises import check, hint
 from course.approval import choose_approver
 """
 GIVEN_RESULT = GIVEN_CONVERT + """

@@ -86,7 +86,7 @@ def guarded(go: Any) -> Any:
                          ) from None
         raise
     except openai.BadRequestError as e:
-        raise NotYet(f"the API refused a request: {e.message[:300]}") from None
+        raise NotYet(f"the API refused a request ({e.message[:300]}).") from None
     except TypeError as e:
         if "coroutine" in str(e):
             raise NotYet("execute is async: `await execute(name, arguments)` gives its text; without await the "

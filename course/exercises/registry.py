@@ -9,7 +9,9 @@ In a notebook, an exercise is two cells:
 
 A check is a function registered with `@exercise`; its parameter names are the names
 it takes from the learner's namespace. It raises `NotYet("hint")` (or fails an
-`assert` with a message) when the solution is not there yet. Reference solutions live in
+`assert` with a message) when the solution is not there yet: first what is wrong, then how to go about
+it. `check` shows the first part; `hint(id)` shows the next, then where the reference solution is
+(course/exercises/hints.py). Reference solutions live in
 `solutions/<id>.py`; `tests/test_exercises.py` proves each check passes on its solution
 and fails on the notebook's stub. Mentors grade learners' notebooks in a sandbox with
 `python -m course.grading` (course/grading/).
@@ -25,13 +27,16 @@ import sys
 import threading
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from course.errors import DuplicateExercise, NotYet
+from course.exercises import hints
 
 MARKER = "# EXERCISE "
+STUB = ("your code still raises NotImplementedError",
+        "replace the stub in the exercise cell with your solution, run it, then run this check again.")
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,17 @@ class Exercise:
 class Verdict:
     id: str
     passed: bool
-    message: str
+    message: str  # the whole hint: what the grader reports
+    # The hint in stages, for the notebook (`hints.split` of the message unless given); and what failed where,
+    # so that a new failure starts the stages again. Neither takes part in comparing verdicts.
+    stages: tuple[str, ...] = field(default=(), compare=False)
+    failure: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.passed and not self.stages:
+            object.__setattr__(self, "stages", hints.split(self.message))
+        if not self.passed and not self.failure:
+            object.__setattr__(self, "failure", self.message)
 
     def __str__(self) -> str:
         return (f"✅ {self.id}: passed. {self.message}".rstrip() if self.passed
@@ -88,7 +103,8 @@ def run_check(id: str, namespace: dict) -> Verdict:
     """Run one check against a namespace. Never raises."""
     ex = REGISTRY.get(id) or load_all().get(id)
     if ex is None:
-        return Verdict(id, False, f"there is no exercise {id!r}. Known: {', '.join(sorted(REGISTRY))}.")
+        message = f"there is no exercise {id!r}. Known: {', '.join(sorted(REGISTRY))}."
+        return Verdict(id, False, message, stages=(message,))
     return judge(ex, namespace)
 
 
@@ -101,15 +117,26 @@ def judge(ex: Exercise, namespace: dict) -> Verdict:
     try:
         note = ex.check(*(namespace[n] for n in ex.needs))
     except NotYet as e:
-        return Verdict(id, False, str(e))
+        return Verdict(id, False, str(e), failure=raised_at(e))
     except NotImplementedError:
-        return Verdict(id, False, "your code still raises NotImplementedError: replace the stub in the "
-                                  "exercise cell with your solution, run it, then run this check again.")
+        wrong, how = STUB
+        return Verdict(id, False, f"{wrong}: {how}", stages=(f"{wrong}.", how), failure="NotImplementedError")
     except AssertionError as e:
-        return Verdict(id, False, str(e) or "a check failed.")
+        return Verdict(id, False, str(e) or "a check failed.", failure=raised_at(e))
     except Exception as e:  # the learner's code crashed: show what, without a traceback
-        return Verdict(id, False, f"your code raised {type(e).__name__}: {e}")
+        message = f"your code raised {type(e).__name__}: {e}"
+        return Verdict(id, False, message, stages=(message,), failure=type(e).__name__)
     return Verdict(id, True, note or "")
+
+
+def raised_at(e: BaseException) -> str:
+    """Where a check raised its hint, and the hint's words without the values the check drew: a re-run with the
+    same fault (new random cases) is the same failure, another fault is another."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
+    return f"{where} {hints.skeleton(str(e))}"
 
 
 def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
@@ -133,10 +160,11 @@ def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
 
 
 def check(id: str, namespace: dict | None = None) -> None:
-    """Notebook entry point: check an exercise against the caller's variables and print the verdict."""
+    """Notebook entry point: check an exercise against the caller's variables and print the verdict (of a
+    failure, what is wrong; `hint(id)` then shows how to go about it)."""
     if namespace is None:
         namespace = sys._getframe(1).f_globals  # the notebook's globals
-    print(run_check(id, namespace))
+    print(hints.shown(run_check(id, namespace)))
 
 
 # -- outside the notebook: tests and mentors ----------------------------------------------
@@ -178,7 +206,9 @@ def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None =
                                                  "keep the exercise cell self-contained and put test calls in a "
                                                  "cell of their own.")
         except SyntaxError as e:
-            return namespace, Verdict(id, False, f"the cell does not run: SyntaxError on line {e.lineno}: {e.msg}")
+            message = f"the cell does not run: SyntaxError on line {e.lineno}: {e.msg}"
+            return namespace, Verdict(id, False, message, stages=(message,))
         except Exception as e:
-            return namespace, Verdict(id, False, f"the cell does not run: {type(e).__name__}: {e}")
+            message = f"the cell does not run: {type(e).__name__}: {e}"
+            return namespace, Verdict(id, False, message, stages=(message,), failure=type(e).__name__)
     return namespace, None

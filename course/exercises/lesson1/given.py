@@ -4,7 +4,7 @@
 # tests/test_exercises_lessons.py compares each one with the notebook's cells before the exercise.
 GIVEN_DEFINITION = """
 from course.backend import connect
-from course.exercises import check
+from course.exercises import check, hint
 from course.stories.lesson1 import order_status
 from course import show
 from course.orders import OrderLookup, get_order_status

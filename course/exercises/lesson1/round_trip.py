@@ -44,8 +44,8 @@ def check_tool_message(tool_message):
             raise NotYet(f"content should be JSON, so the model can read the data (json.dumps(result)); "
                          f"got {content!r:.80}, which is Python's way of printing it, not JSON.") from None
         if sent != expected:
-            raise NotYet(f"content is not the tool's result for these arguments: got {content!r:.120}. Run "
-                         "tool.fn on the validated arguments and send what it returns.")
+            raise NotYet("content is not the tool's result for these arguments: run tool.fn on the validated "
+                         f"arguments and send what it returns (got {content!r:.120}).")
     return f"{len(cases)} calls answered, each under its own id."
 
 

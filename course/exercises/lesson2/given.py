@@ -4,7 +4,7 @@
 # tests/test_exercises_lessons.py compares each one with the notebook's cells before the exercise.
 GIVEN_LIMIT = """
 from course.backend import connect
-from course.exercises import check
+from course.exercises import check, hint
 from course.orders import shop_toolbox
 from course.stories.lesson2 import latest_order
 from course.agent import Limits, run_agent

@@ -4,7 +4,7 @@
 # tests/test_exercises_lessons.py compares each one with the notebook's cells before the exercise.
 GIVEN_SECTIONS = """
 from course.backend import connect
-from course.exercises import check
+from course.exercises import check, hint
 from course.stories.lesson3 import document_search
 from course.paths import DATA
 from course import show

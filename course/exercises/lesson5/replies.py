@@ -32,7 +32,7 @@ def check_advice(carriers, TRACKING):
         if isinstance(result, Exception):
             raise NotYet(f"tracking {which} raised {type(result).__name__}: {result}. {PROTOCOL_ERROR}")
         if result.is_error or status not in text(result):
-            raise NotYet(f"tracking {which} should still work and give its status; it gives: {text(result)[:200]}. "
+            raise NotYet(f"tracking {which} should still work and give its status; it gives {text(result)[:200]!r}. "
                          "Look the number up in TRACKING rather than listing numbers.")
     for number, result in zip(unknown, results[len(known):], strict=True):
         which = number if number == "XYZ999" else "an unknown number other than XYZ999"

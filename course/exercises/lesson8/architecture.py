@@ -105,7 +105,7 @@ def check_route_tenant(route):
         got = route(tenants, token, tool)
         if tuple(got) != wanted:
             raise NotYet(f"route(tenants, <{wanted[0]}'s token>, {tool!r}) returned {got!r}; expected {wanted!r}: "
-                         "(the tenant the token belongs to, the backend whose allowlist has the tool).")
+                         "return the tenant the token belongs to and the backend whose allowlist has the tool.")
     refusals = [(by[b].token, only_a, f"{only_a} (a tool only {a} may use) for {b}'s token",
                  ": look in the allowlist of the token's own tenant, not in every tenant's"),
                 (by[a].token + "x", shared, "a token that belongs to nobody", ": compare the whole token"),
@@ -118,7 +118,8 @@ def check_route_tenant(route):
         except PermissionError:
             continue
         except Exception as e:  # noqa: BLE001 - a lookup that failed by accident (KeyError, StopIteration)
-            raise NotYet(f"for {case}, your route raised {type(e).__name__}: raise PermissionError on purpose, "
+            # A sentence, not a colon, after the exception's name: what is wrong stays the first hint (hints.split).
+            raise NotYet(f"for {case}, your route raised {type(e).__name__}. Raise PermissionError on purpose, "
                          "so that the gateway answers 'not allowed' instead of crashing.") from None
         raise NotYet(f"{case} was routed{advice} (it returned {got!r}); raise PermissionError instead.")
     return "The token picks the tenant; only that tenant's allowlist picks the backend."

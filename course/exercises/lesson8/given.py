@@ -18,7 +18,7 @@ from course.servers.docs import build_server
 from course.agent import arun_agent
 from mcp import MCPError
 from mcp.types import INVALID_PARAMS
-from course.exercises import check
+from course.exercises import check, hint
 """
 GIVEN_TENANTS = GIVEN_RESOURCES + """
 from course.errors import ServerError

@@ -39,7 +39,7 @@ def check_injection_rule(customer_orders_only):
         try:
             got = rule(tool, dict(arguments))
         except Exception as e:  # noqa: BLE001 - the learner's rule crashed: say on what
-            raise NotYet(f"the rule crashed on {tool}({arguments}): {type(e).__name__}: {e}.") from None
+            raise NotYet(f"the rule crashed on {tool}({arguments}) with {type(e).__name__}: {e}.") from None
         if got not in (*DECISIONS, None):
             raise NotYet(f"the rule returned {got!r}; a rule returns 'allow', 'deny', 'ask' or None.")
         if got == "allow":

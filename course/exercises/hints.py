@@ -1,0 +1,168 @@
+"""Hints in stages, used by every lesson: a failed `check(id)` shows what is wrong; `hint(id)` shows more.
+
+A check's hint says first what is wrong, then how to go about it (course/exercises/registry.py). The
+notebook shows those one at a time, and the reference solution last:
+
+    check("l1-tool-message")    ❌ ... what is wrong                       (stage 1)
+    hint("l1-tool-message")     💡 hint 2 of 3: how to go about it         (stage 2)
+    hint("l1-tool-message")     💡 hint 3 of 3: solutions/l1-tool-message.py (stage 3, a last resort)
+    hint("l1-tool-message")     no more hints
+
+`split` finds the stages in a hint's text, so the checks keep writing one message (and the grader keeps
+reporting all of it, `Verdict.message`). Which stage a learner has reached lives in this kernel, per
+exercise; a verdict with another failure starts again at stage 1, a pass clears it. `hint` never runs
+the learner's code again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from course.paths import ROOT
+
+if TYPE_CHECKING:
+    from course.exercises.registry import Verdict
+
+OPEN, CLOSE = "([{", ")]}"
+SENTENCE_START = re.compile(r"[A-Z`(]")
+# A colon that is no pause: in data (`"role": "tool"`, `'a': 1`) or after an error's name (`KeyError: 'x'`).
+DATA = re.compile(r"(['\"]: ['\"\d\[{(-]|\w(Error|Exception): .)$")
+
+
+def scan(text: str) -> list[tuple[int, bool]]:
+    """(index, in a value) for each character: inside brackets, quotes or code is a value the check
+    quotes (`got {'role': 'tool'}`), which is never cut and does not make two failures different."""
+    marks, depth, quote = [], 0, ""
+    for i, ch in enumerate(text):
+        before = text[i - 1] if i else " "
+        if quote:
+            # An apostrophe inside a word (the model's) does not close a quote.
+            if ch == quote and not (quote == "'" and text[i + 1:i + 2].isalnum()):
+                quote = ""
+            marks.append((i, True))
+            continue
+        if ch == '"' or (ch == "'" and not before.isalnum()) or (ch == "`" and "`" not in (before, text[i + 1:i + 2])):
+            quote = ch
+        elif ch in OPEN:
+            depth += 1
+        elif ch in CLOSE:
+            depth = max(depth - 1, 0)
+            marks.append((i, True))
+            continue
+        marks.append((i, depth > 0 or bool(quote)))
+    return marks
+
+
+def boundaries(text: str) -> tuple[list[int], list[int]]:
+    """Where `text` may be cut, outside values: sentence ends and colons."""
+    ends: list[int] = []
+    colons: list[int] = []
+    for i, inside in scan(text):
+        ch, after = text[i], text[i + 1:i + 3]
+        if inside or len(after) < 2 or after[0] != " ":
+            continue
+        if ch in ".!?" and SENTENCE_START.match(after[1]) and not text[:i + 1].endswith(("e.g.", "i.e.")):
+            ends.append(i)
+        elif ch == ":" and not DATA.search(text[max(0, i - 40):i + 3]):
+            colons.append(i)
+    return ends, colons
+
+
+def skeleton(message: str) -> str:
+    """A hint's words without its values (quoted, bracketed, numbers): the same for the same fault."""
+    words = "".join("…" if inside else message[i] for i, inside in scan(message))
+    return re.sub(r"(\d+(\.\d+)?|…)(\s*(\d+(\.\d+)?|…))*", "…", words)
+
+
+def split(message: str) -> tuple[str, ...]:
+    """A hint's stages: what is wrong, then (if the text says more) how to go about it.
+
+    The first pause cuts: a colon ("what is wrong: how to go about it") or the end of the first sentence.
+    A text with neither is one stage.
+    """
+    message = message.strip()
+    ends, colons = boundaries(message)
+    if colons and (not ends or colons[0] < ends[0]):
+        return message[:colons[0]] + ".", message[colons[0] + 2:].strip()
+    if ends:
+        return message[:ends[0] + 1], message[ends[0] + 2:].strip()
+    return (message,) if message else ()
+
+
+def solution_stage(id: str) -> str:
+    """The last stage: where the reference solution is (empty when there is none)."""
+    path = ROOT / "solutions" / f"{id}.py"
+    if not path.exists():
+        return ""
+    return (f"the reference solution is solutions/{id}.py, the whole exercise cell (a last resort: "
+            "read it, then write your own).")
+
+
+@dataclass
+class Reached:
+    """How far one exercise's hints have been shown in this kernel, for one failure."""
+    failure: str  # Verdict.failure: another one starts the stages again
+    stages: tuple[str, ...]
+    shown: int = 1
+
+
+@dataclass
+class Kernel:
+    """What this kernel remembers about hints (a new kernel starts with none)."""
+    reached: dict[str, Reached] = field(default_factory=dict)  # by exercise id
+    told: bool = False  # has it said how to get the next hint? (once is enough)
+    last: str | None = None  # the exercise that failed last, for `hint()` without an id
+
+
+KERNEL = Kernel()
+
+
+def stages_of(verdict: Verdict) -> tuple[str, ...]:
+    solution = solution_stage(verdict.id)
+    return (*verdict.stages, solution) if solution else tuple(verdict.stages)
+
+
+def shown(verdict: Verdict) -> str:
+    """What `check` prints for a verdict; a failure's stages so far (stage 1 unless this failure has had more)."""
+    if verdict.passed:
+        KERNEL.reached.pop(verdict.id, None)
+        return str(verdict)
+    stages = stages_of(verdict) or (verdict.message,)
+    reached = KERNEL.reached.get(verdict.id)
+    if reached is None or reached.failure != verdict.failure:
+        reached = KERNEL.reached[verdict.id] = Reached(verdict.failure, stages)
+    reached.stages = stages  # the same failure, perhaps in other words (the checks draw new cases)
+    KERNEL.last = verdict.id
+    lines = [f"❌ {verdict.id}: not yet. {stages[0]}"]
+    lines += [more(verdict.id, n, stages) for n in range(2, reached.shown + 1)]
+    if reached.shown < len(stages) and not KERNEL.told:
+        KERNEL.told = True
+        lines.append(f'   Stuck? hint("{verdict.id}") shows the next hint, one at a time.')
+    return "\n".join(lines)
+
+
+def more(id: str, n: int, stages: tuple[str, ...]) -> str:
+    return f"💡 {id}, hint {n} of {len(stages)}: {stages[n - 1]}"
+
+
+def next_hint(id: str | None = None) -> str:
+    """The next stage of exercise `id`'s hint (the exercise that failed last, without an id)."""
+    id = id or KERNEL.last
+    if id is None:
+        return 'no exercise has failed its check yet: run check("<id>") first, then hint("<id>").'
+    reached = KERNEL.reached.get(id)
+    if reached is None:
+        return (f'no hint for {id} yet: run check("{id}") first (a hint follows a ❌; after a ✅ there is '
+                "none).")
+    if reached.shown >= len(reached.stages):
+        return (f"no more hints for {id}: that was the last of {len(reached.stages)}. Change your code, then "
+                f'run check("{id}") again.')
+    reached.shown += 1
+    return more(id, reached.shown, reached.stages)
+
+
+def hint(id: str | None = None) -> None:
+    """Notebook entry point: print the next stage of an exercise's hint, after its check failed."""
+    print(next_hint(id))

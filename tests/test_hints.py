@@ -1,0 +1,182 @@
+"""Hints in stages: a failed check shows what is wrong, `hint(id)` the next stage, the grader all of it."""
+
+import json
+
+import nbformat
+import pytest
+
+from course.exercises import check, check_source, exercise_cells, hint, hints, judge, load_all, run_cell
+from course.paths import ROOT
+
+LIMIT = "l2-limit-reached"
+HEAD = "def limit_reached(limits, *, tool_steps, tokens, elapsed, next_cost):\n"
+NEVER_STOPS = HEAD + "    return None\n"  # fails at the step limit
+STEPS_ONLY = HEAD + "    return 'max_steps' if tool_steps >= limits.max_steps else None\n"  # fails at the budget
+SOLVED = (ROOT / "solutions" / f"{LIMIT}.py").read_text()
+STEP_LIMIT = ("when tool_steps has reached max_steps (as many tool steps done as allowed), return 'max_steps'.",
+              "the run may not make another tool step.")
+BUDGET_HOW = "the budget must keep room for the controlled finish."
+
+
+@pytest.fixture(autouse=True)
+def new_kernel(monkeypatch):
+    """Each test is a kernel of its own: no hint shown yet."""
+    monkeypatch.setattr(hints, "KERNEL", hints.Kernel())
+
+
+def checked(source: str, capsys, id: str = LIMIT) -> str:
+    namespace, _ = run_cell(load_all()[id], id, source)
+    check(id, namespace)
+    return capsys.readouterr().out
+
+
+def hinted(capsys, id: str | None = LIMIT) -> str:
+    hint(id)
+    return capsys.readouterr().out
+
+
+def test_a_failed_check_shows_what_is_wrong_and_keeps_how_to_go_about_it_for_later(capsys):
+    out = checked(NEVER_STOPS, capsys)
+    assert out.startswith(f"❌ {LIMIT}: not yet. {STEP_LIMIT[0]}\n")
+    assert STEP_LIMIT[1] not in out and "solutions/" not in out
+
+
+def test_hint_shows_how_to_go_about_it_then_the_solution_then_says_there_is_no_more(capsys):
+    checked(NEVER_STOPS, capsys)
+    assert hinted(capsys) == f"💡 {LIMIT}, hint 2 of 3: {STEP_LIMIT[1]}\n"
+    third = hinted(capsys)
+    assert third.startswith(f"💡 {LIMIT}, hint 3 of 3: the reference solution is solutions/{LIMIT}.py")
+    assert (ROOT / "solutions" / f"{LIMIT}.py").exists()
+    assert hinted(capsys).startswith(f"no more hints for {LIMIT}: that was the last of 3.")
+    assert hinted(capsys).startswith("no more hints")  # asking again changes nothing
+
+
+def test_hint_without_an_id_goes_on_with_the_exercise_that_failed_last(capsys):
+    checked(NEVER_STOPS, capsys)
+    assert STEP_LIMIT[1] in hinted(capsys, None)
+
+
+def test_the_first_failure_in_a_kernel_says_once_how_to_get_the_next_hint(capsys):
+    first = checked(NEVER_STOPS, capsys)
+    assert f'hint("{LIMIT}") shows the next hint' in first
+    assert "hint(" not in checked(STEPS_ONLY, capsys)
+
+
+def test_a_different_failure_starts_again_at_the_first_stage(capsys):
+    checked(NEVER_STOPS, capsys)
+    hinted(capsys)
+    hinted(capsys)
+    out = checked(STEPS_ONLY, capsys)
+    assert "return 'max_tokens'." in out and "💡" not in out and BUDGET_HOW not in out
+    assert hinted(capsys) == f"💡 {LIMIT}, hint 2 of 3: {BUDGET_HOW}\n"
+
+
+def test_the_same_failure_checked_again_keeps_the_hints_already_shown(capsys):
+    checked(NEVER_STOPS, capsys)
+    hinted(capsys)
+    again = checked(NEVER_STOPS, capsys)  # the check draws new cases: the same fault, in other numbers
+    assert again.splitlines() == [f"❌ {LIMIT}: not yet. {STEP_LIMIT[0]}", f"💡 {LIMIT}, hint 2 of 3: {STEP_LIMIT[1]}"]
+    assert "hint 3 of 3" in hinted(capsys)
+
+
+def test_a_pass_shows_no_hint_and_leaves_none_to_ask_for(capsys):
+    checked(NEVER_STOPS, capsys)
+    out = checked(SOLVED, capsys)
+    assert out.startswith(f"✅ {LIMIT}: passed.") and "hint" not in out
+    assert hinted(capsys).startswith(f'no hint for {LIMIT} yet: run check("{LIMIT}") first')
+
+
+def test_hint_runs_none_of_the_learners_code(capsys):
+    calls = []
+    namespace, _ = run_cell(load_all()[LIMIT], LIMIT, NEVER_STOPS)
+    inner = namespace["limit_reached"]
+    namespace["limit_reached"] = lambda *a, **k: calls.append(1) or inner(*a, **k)
+    check(LIMIT, namespace)
+    ran = len(calls)
+    hint(LIMIT)
+    hint(LIMIT)
+    assert ran > 0 and len(calls) == ran
+
+
+def test_hint_before_any_check_says_to_run_the_check_first(capsys):
+    assert hinted(capsys, None).startswith("no exercise has failed its check yet")
+    assert hinted(capsys, "l1-round-trip").startswith('no hint for l1-round-trip yet: run check("l1-round-trip")')
+
+
+def test_a_one_sentence_hint_is_one_stage_before_the_solution(capsys):
+    out = checked("limit_reached = 1\n", capsys)
+    assert "❌" in out
+    assert "hint 2 of 2: the reference solution" in hinted(capsys)
+
+
+def test_the_notebook_stub_gets_what_is_wrong_first_and_what_to_do_next(capsys):
+    out = checked(HEAD + "    raise NotImplementedError\n", capsys)
+    assert out.startswith(f"❌ {LIMIT}: not yet. your code still raises NotImplementedError.\n")
+    assert "replace the stub in the exercise cell" in hinted(capsys)
+
+
+# -- the grader and the tests read the verdict as before: the whole hint ---------------------------
+def test_the_verdict_keeps_the_whole_hint_as_its_message_and_the_stages_beside_it():
+    verdict = judge(load_all()[LIMIT], run_cell(load_all()[LIMIT], LIMIT, NEVER_STOPS)[0])
+    assert verdict.message == f"{STEP_LIMIT[0][:-1]}: {STEP_LIMIT[1]}"
+    assert str(verdict) == f"❌ {LIMIT}: not yet. {verdict.message}"
+    assert verdict.stages == STEP_LIMIT
+    assert verdict == hints_free(verdict)  # stages take no part in comparing verdicts
+
+
+def hints_free(verdict):
+    from course.exercises import Verdict
+
+    return Verdict(verdict.id, verdict.passed, verdict.message)
+
+
+def test_the_graders_report_holds_every_stage_of_the_hint(tmp_path, capsys):
+    from course.grading.cli import main
+
+    nb = nbformat.read(ROOT / "notebooks/02_agent_loop.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.source.startswith(f"# EXERCISE {LIMIT}"))
+    cell.source = f"# EXERCISE {LIMIT}\n" + NEVER_STOPS
+    nbformat.write(nb, tmp_path / "learner.ipynb")
+    main([str(tmp_path / "learner.ipynb"), "--out", str(tmp_path / "reports")])
+    report = (tmp_path / "reports" / "learner.json").read_text()
+    assert STEP_LIMIT[0][:-1] in report and STEP_LIMIT[1] in report
+    assert json.loads(report)  # still the report the grader writes
+
+
+# -- finding the stages in a hint's text -----------------------------------------------------------
+@pytest.mark.parametrize("message, stages", [
+    ("run_loop sent no request: ask the model with client.chat.completions.create(...).",
+     ("run_loop sent no request.", "ask the model with client.chat.completions.create(...).")),
+    ("only 1 hit(s) for k=2: ask the index for more hits than k. Several can come from one document.",
+     ("only 1 hit(s) for k=2.", "ask the index for more hits than k. Several can come from one document.")),
+    ("a section's text runs on. A section ends where the next `## ` heading starts.",
+     ("a section's text runs on.", "A section ends where the next `## ` heading starts.")),
+    ("for X the model reads only 'Error executing tool track': raise the SDK's ToolError.",
+     ("for X the model reads only 'Error executing tool track'.", "raise the SDK's ToolError.")),
+])
+def test_a_hint_is_cut_at_its_first_colon_or_sentence_end(message, stages):
+    assert hints.split(message) == stages
+
+
+@pytest.mark.parametrize("message", [
+    "tool_message should return a dict with \"role\": \"tool\"; got {'role': 'user: me', 'x': 1}.",
+    "repeat_key raised KeyError: 'q'.",
+    "the rule crashed on f({'a': 'b. C'}) with TypeError: boom.",
+    "cite it as 'document › section', e.g. 'refunds › Time limits'.",
+    "with more tool steps done than max_steps, return 'max_steps' too.",
+])
+def test_values_errors_and_abbreviations_are_never_cut(message):
+    assert hints.split(message) == (message,)
+
+
+def test_the_same_fault_in_other_numbers_is_the_same_failure_and_other_words_are_not():
+    assert hints.skeleton("a refund of exactly 50.0 gave 'ask'") == hints.skeleton("a refund of exactly 50 gave 'x'")
+    assert hints.skeleton("two calls differ (case), but get one key") != hints.skeleton("two calls repeat, but differ")
+
+
+def test_the_stages_of_every_notebook_stubs_verdict_keep_every_word_of_its_message():
+    for nb in sorted((ROOT / "notebooks").glob("0*.ipynb")):
+        for id, stub in exercise_cells(str(nb)).items():
+            verdict = check_source(id, stub)
+            words = " ".join(verdict.stages).replace(".", "").replace(":", "").split()
+            assert words == verdict.message.replace(".", "").replace(":", "").split(), verdict.stages
