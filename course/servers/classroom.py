@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from course import paths
-from course.servers import DEFAULT_PORT, HOST, PATH
+from course.processes import HOST
 from course.servers.class_data import DEFAULT_DATA, class_data
 from course.servers.learners import (
     ForLearner,
@@ -38,6 +38,7 @@ from course.servers.learners import (
     new_tokens,
     read_tokens,
 )
+from course.servers.serving import DEFAULT_PORT, PATH
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WEB_PREFIX = "/web"

@@ -31,8 +31,10 @@ from pydantic import Field
 
 from course import paths
 from course import tools as course_tools
-from course.servers import bearer_auth, command_line, described, serve
+from course.servers.auth import bearer_auth
+from course.servers.descriptions import described
 from course.servers.policy_resources import add_prompts, add_resources
+from course.servers.serving import command_line, serve
 from course.servers.strict import StrictServer
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)

@@ -15,7 +15,8 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from course.servers import TOKEN_ENV, http_server
+from course.servers.auth import TOKEN_ENV
+from course.servers.launch import http_server
 
 URL_ENV = "COURSE_MCP_URL"
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from course.servers.auth import bearer_auth
 from course.store import ShopStore
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")  # also a folder name: no '/', no '..'
@@ -92,8 +93,6 @@ class LearnerTokens:
 
 def token_auth(learners: dict[str, str]) -> dict[str, Any]:
     """`MCPServer` keyword arguments: every HTTP request needs one of these bearer tokens ({token: name})."""
-    from course.servers import bearer_auth
-
     return bearer_auth(LearnerTokens(learners))
 
 

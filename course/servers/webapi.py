@@ -21,8 +21,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field, StringConstraints
 
-from course.servers import bearer_auth, command_line, described, serve
+from course.servers.auth import bearer_auth
 from course.servers.credits import CreditBudget, NotCharged
+from course.servers.descriptions import described
+from course.servers.serving import command_line, serve
 from course.servers.strict import StrictServer
 from course.servers.url_guard import check_url
 from course.servers.web_answers import URL_CHARS
