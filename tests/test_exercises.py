@@ -41,6 +41,26 @@ def test_a_crash_in_learner_code_becomes_a_verdict():
     assert not verdict.passed and "ZeroDivisionError" in verdict.message
 
 
+def test_a_function_that_uses_a_name_from_another_cell_is_told_to_define_it_in_the_exercise_cell():
+    verdict = check_source("l1-round-trip", "def ask(*a):\n    return HELPER(*a)\n")
+    assert not verdict.passed
+    assert verdict.message.startswith("your code uses `HELPER`, which the exercise cell does not define")
+    assert "Keep the exercise cell self-contained: define `HELPER` in it" in verdict.message
+
+
+def test_a_local_used_before_it_is_set_is_reported_as_the_bug_it_is():
+    verdict = check_source("l1-round-trip", "def ask(*a):\n    answer += 1\n    return answer\n")
+    assert not verdict.passed and verdict.message.startswith("your code raised UnboundLocalError")
+
+
+def test_an_exercise_cell_may_show_its_own_source_as_it_does_in_the_notebook():
+    source = (ROOT / "solutions" / "l4-policy.py").read_text()
+    shown = source + ("\nshow.source(decide)\n"
+                      "assert 'rule(name, arguments)' in __import__('inspect').getsource(decide)\n")
+    verdict = check_source("l4-policy", shown)
+    assert verdict.passed, str(verdict)
+
+
 def test_an_unknown_exercise_id_is_named_in_the_verdict():
     verdict = run_check("l9-nope", {})
     assert not verdict.passed and "no exercise 'l9-nope'" in verdict.message

@@ -17,6 +17,7 @@ from typing import Any
 
 from course.exercises import NotYet
 from course.exercises.lesson1.cases import FIELDS, tool_name
+from course.exercises.plain import plain
 
 LIMIT = 10.0  # seconds a learner's function may take for all of a check's calls
 
@@ -159,7 +160,7 @@ def spy(calls: list[Call], trace: Trace, rng: random.Random):
         ref = args.get("ref") if isinstance(args, dict) else None
         i = next((n for n, c in enumerate(calls) if c.arguments["ref"] == ref), -1)
         result = json.dumps({"done": name, "receipt": f"R{rng.getrandbits(24):06x}"})
-        trace.events.append(("ran", i, (name, args)))
+        trace.events.append(("ran", i, plain((name, args))))
         trace.results[i] = result
         return result
 
@@ -176,7 +177,7 @@ def drive(run, calls: list[Call], trace: Trace) -> None:
                 reply = run(call.tool, json.dumps(call.arguments, ensure_ascii=False))
                 if asyncio.iscoroutine(reply) or isinstance(reply, asyncio.Future):
                     reply = await reply
-                trace.replies.append(reply)
+                trace.replies.append(plain(reply))
                 trace.errors.append(None)
             except NotImplementedError:
                 raise
