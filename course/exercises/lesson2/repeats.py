@@ -10,6 +10,7 @@ from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson2.cases import Recorder, calls_for, email_variants, made_up_tools
 from course.exercises.lesson2.given import GIVEN_KEY, GIVEN_SKIP
+from course.exercises.plain import plain, same
 
 
 # -- l2-repeat-key ------------------------------------------------------------------------------
@@ -118,7 +119,7 @@ def check_skip_repeats(answer_calls):
     def step(specs, what):
         calls = calls_for(rng, specs)
         before = set(seen)
-        out = answer_calls(calls, execute, seen, loose_key)
+        out = plain(answer_calls(calls, execute, seen, loose_key))
         if not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
             raise NotYet(f"answer_calls should return a list of tool messages (dicts); got {out!r:.100}.")
         if len(out) != len(calls):
@@ -126,7 +127,7 @@ def check_skip_repeats(answer_calls):
                          "needs its tool message, a repeat too (the API requires one per tool_call_id): for a "
                          "repeat, a note instead of the result.")
         for m, tc in zip(out, calls, strict=True):
-            if m.get("role") != "tool" or m.get("tool_call_id") != tc.id:
+            if not same((m.get("role"), m.get("tool_call_id")), ("tool", tc.id)):
                 raise NotYet(f"for {what}, the messages should be {{'role': 'tool', 'tool_call_id': call.id, "
                              "'content': ...}, one per call, in the order of the calls.")
             if not isinstance(m.get("content"), str):
