@@ -41,10 +41,22 @@ def test_a_crash_in_learner_code_becomes_a_verdict():
     assert not verdict.passed and "ZeroDivisionError" in verdict.message
 
 
-def test_a_function_that_uses_a_name_from_another_cell_is_told_to_define_it_in_the_exercise_cell():
-    verdict = check_source("l1-round-trip", "def ask(*a):\n    return HELPER(*a)\n")
+# A function that uses a name only another notebook cell defines: wherever a check reports what learner code raised.
+USES_A_NAME_FROM_ANOTHER_CELL = {
+    "l1-round-trip": "def ask(*a):\n    return HELPER(*a)\n",  # the check lets it through to judge
+    "l1-bad-calls": "def execute(tools, name, arguments):\n    return HELPER(name)\n",
+    "l4-policy": "def decide(name, arguments, risks, allowlist=None, rules=()):\n    return HELPER\n",
+    "l4-guard": "def guard(execute, policy, approver):\n    async def run(name, arguments_json):\n"
+                "        return HELPER(name)\n\n    return run\n",
+    "l8-injection-rule": "def customer_orders_only(question):\n    return lambda tool, arguments: HELPER(tool)\n",
+}
+
+
+@pytest.mark.parametrize("id", sorted(USES_A_NAME_FROM_ANOTHER_CELL))
+def test_a_function_that_uses_a_name_from_another_cell_is_told_to_define_it_in_the_exercise_cell(id):
+    verdict = check_source(id, USES_A_NAME_FROM_ANOTHER_CELL[id])
     assert not verdict.passed
-    assert verdict.message.startswith("your code uses `HELPER`, which the exercise cell does not define")
+    assert verdict.message.startswith("your code uses `HELPER`, which the exercise cell does not define"), verdict
     assert "Keep the exercise cell self-contained: define `HELPER` in it" in verdict.message
 
 

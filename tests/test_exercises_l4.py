@@ -350,8 +350,3 @@ class _Text(_Any):
         "log-decision-no-str-at-all"])
 def test_lesson_4_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)
-
-
-def test_a_rule_that_uses_a_name_from_another_cell_is_told_to_define_it_in_the_cell():
-    fails_with("l4-policy", lying("l4-policy", 'return "deny"', "return DENIED"),
-               "your code uses `DENIED`, which the exercise cell does not define")

@@ -12,6 +12,8 @@ import random
 import string
 
 from course.exercises import NotYet, exercise, run_async
+from course.exercises.plain import among, plain, same
+from course.exercises.registry import self_contained
 
 # What the notebook imported before its exercises (tests/test_exercises_lessons.py compares them).
 GIVEN = """
@@ -183,7 +185,7 @@ def check_route_tenant(route):
               (by[b].token, only_b, (b, "billing")), (by[b].token, shared, (b, "docs"))]
     for token, tool, wanted in expect:
         got = route(tenants, token, tool)
-        if tuple(got) != wanted:
+        if not same(tuple(got), wanted):
             raise NotYet(f"route(tenants, <{wanted[0]}'s token>, {tool!r}) returned {got!r}; expected {wanted!r}: "
                          "(the tenant the token belongs to, the backend whose allowlist has the tool).")
     refusals = [(by[b].token, only_a, (f"{b} reached {only_a}, a tool only {a} may use: look in the allowlist of "
@@ -225,10 +227,11 @@ def check_injection_rule(customer_orders_only):
              ("search_docs", {"query": "refund"}, None, "a call without an order_id should be left alone (None)")]
     for tool, arguments, wanted, hint in cases:
         try:
-            got = rule(tool, dict(arguments))
+            got = plain(rule(tool, dict(arguments)))
         except Exception as e:  # noqa: BLE001 - the learner's rule crashed: say on what
+            self_contained(e)
             raise NotYet(f"the rule crashed on {tool}({arguments}): {type(e).__name__}: {e}.") from None
-        if got not in (*DECISIONS, None):
+        if not among(got, (*DECISIONS, None)):
             raise NotYet(f"the rule returned {got!r}; a rule returns 'allow', 'deny', 'ask' or None.")
         if got == "allow":
             raise NotYet(f"the rule returned 'allow' for {tool}: that skips the human's approval for a write. "
