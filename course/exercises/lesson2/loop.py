@@ -98,7 +98,7 @@ def check_agent_loop(run_loop):
                          f"{(got, reason)!r:.120}.")
         asked = [(c["function"]["name"], c["function"]["arguments"])
                  for m in want_requests[-1]["messages"] for c in m.get("tool_calls") or []]
-        if ran != asked:
+        if not same(ran, asked):
             raise NotYet("run every call the model asks for, once, with execute(call.function.name, "
                          "call.function.arguments).")
         sent = [m["content"] for m in requests[-1]["messages"] if m.get("role") == "tool"]
