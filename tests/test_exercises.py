@@ -73,6 +73,15 @@ def test_an_exercise_cell_may_show_its_own_source_as_it_does_in_the_notebook():
     assert verdict.passed, str(verdict)
 
 
+def test_an_exercise_cell_that_shows_a_class_is_told_to_move_that_call_into_a_cell_of_its_own():
+    source = (ROOT / "solutions" / "l1-refund-params.py").read_text() + "\nshow.source(RefundRequest)\n"
+    verdict = check_source("l1-refund-params", source)
+    assert not verdict.passed
+    assert verdict.message.startswith("inspect cannot read a source the cell asks for when the cell is checked on "
+                                      "its own, outside the notebook (TypeError")
+    assert verdict.message.endswith("Move the show.source(...) or inspect.getsource(...) call into a cell of its own.")
+
+
 def test_an_unknown_exercise_id_is_named_in_the_verdict():
     verdict = run_check("l9-nope", {})
     assert not verdict.passed and "no exercise 'l9-nope'" in verdict.message

@@ -204,5 +204,18 @@ def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None =
         except SyntaxError as e:
             return namespace, Verdict(id, False, f"the cell does not run: SyntaxError on line {e.lineno}: {e.msg}")
         except Exception as e:
+            if raised_in(e, inspect.__file__):  # a class's source, say: not even Jupyter has that one
+                return namespace, Verdict(id, False, "inspect cannot read a source the cell asks for when the cell "
+                                                     f"is checked on its own, outside the notebook ({type(e).__name__}"
+                                                     f": {e}). Move the show.source(...) or inspect.getsource(...) "
+                                                     "call into a cell of its own.")
             return namespace, Verdict(id, False, f"the cell does not run: {type(e).__name__}: {e}")
     return namespace, None
+
+
+def raised_in(error: BaseException, filename: str) -> bool:
+    """Whether `error` was raised by code in `filename`."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename == filename
