@@ -66,10 +66,6 @@ class _AnyDict(_Lie, dict):
     pass
 
 
-class _AnyTuple(_Lie, tuple):
-    __hash__ = tuple.__hash__
-
-
 class _Liar(_Lie):  # of no built-in type at all
     __hash__ = object.__hash__
 """

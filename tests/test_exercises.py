@@ -78,7 +78,7 @@ def test_an_exercise_cell_that_shows_a_class_is_told_to_move_that_call_into_a_ce
     verdict = check_source("l1-refund-params", source)
     assert not verdict.passed
     assert verdict.message.startswith("inspect cannot read a source the cell asks for when the cell is checked on "
-                                      "its own, outside the notebook (TypeError")
+                                      "its own, outside the notebook (TypeError).")
     assert verdict.message.endswith("Move the show.source(...) or inspect.getsource(...) call into a cell of its own.")
 
 

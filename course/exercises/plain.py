@@ -37,8 +37,8 @@ def _plain(value: Any, depth: int) -> Any:
     if kind in SCALARS:
         return value
     if depth > DEEPEST:
-        raise NotYet(f"a value your code returned nests more than {DEEPEST} levels deep (does a list hold "
-                     "itself?). Return plain data: text, numbers, lists and dicts.")
+        raise NotYet(f"a value your code returned nests more than {DEEPEST} levels deep, as a list that holds "
+                     "itself does. Return plain data: text, numbers, lists and dicts.")
     inner = depth + 1
     # The base type's own method reads the value's storage: a subclass's methods are never called.
     if issubclass(kind, str):

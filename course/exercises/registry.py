@@ -206,9 +206,9 @@ def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None =
         except Exception as e:
             if raised_in(e, inspect.__file__):  # a class's source, say: not even Jupyter has that one
                 return namespace, Verdict(id, False, "inspect cannot read a source the cell asks for when the cell "
-                                                     f"is checked on its own, outside the notebook ({type(e).__name__}"
-                                                     f": {e}). Move the show.source(...) or inspect.getsource(...) "
-                                                     "call into a cell of its own.")
+                                                     "is checked on its own, outside the notebook "
+                                                     f"({type(e).__name__}). Move the show.source(...) or "
+                                                     "inspect.getsource(...) call into a cell of its own.")
             return namespace, Verdict(id, False, f"the cell does not run: {type(e).__name__}: {e}")
     return namespace, None
 
