@@ -351,6 +351,12 @@ def result_to_text(result):
      "get_order_record for A1004 should return the order's record as text"),
     ("l6-agent", lying("l6-agent", "return message.content", 'return _Any("")'),
      "agent should return the model's answer text"),
-], ids=["list-tools", "to-openai", "result-text", "execute", "agent"])
+    ("l6-to-openai", LIARS + """
+def to_openai(tool):
+    tool.input_schema = _AnyDict()  # equal to the schema it replaces, and to the one in the definition
+    return {"type": "function", "function": {"name": tool.name, "description": tool.description or "",
+                                             "parameters": tool.input_schema}}
+""", "to_openai changed the tool's own input_schema"),
+], ids=["list-tools", "to-openai", "result-text", "execute", "agent", "to-openai-replaces-the-schema"])
 def test_lesson_6_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)

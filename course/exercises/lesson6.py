@@ -11,7 +11,6 @@ in `lesson6_agent`.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import random
@@ -151,9 +150,10 @@ def judge_listing(got: list[str], want: list[str], allow: set[str], listed: list
 
 # -- l6-to-openai ---------------------------------------------------------------------------------------
 def converted(to_openai: Any, tool: Any) -> Any:
-    before = copy.deepcopy(tool.input_schema)
+    """What `to_openai` made of a copy of `tool`: the check compares with its own, whatever the copy became."""
+    given = tool.model_copy(deep=True)
     try:
-        definition = to_openai(tool)
+        definition = to_openai(given)
     except AttributeError as e:
         if "inputSchema" in str(e) or "input_schema" not in str(e) and "Schema" in str(e):
             raise NotYet("mcp 2 names the fields in snake_case: tool.input_schema (mcp 1.x tutorials write "
@@ -162,7 +162,7 @@ def converted(to_openai: Any, tool: Any) -> Any:
     if inspect.iscoroutine(definition):
         definition.close()  # never awaited: close it, or Python warns about it later
         raise NotYet("to_openai does not talk to the server: make it a plain `def`, not `async def`.")
-    if tool.input_schema != before:
+    if not same(given.input_schema, tool.input_schema):
         raise NotYet("to_openai changed the tool's own input_schema: the model's definition must carry it as "
                      "it is, and nothing else may change it.")
     return definition

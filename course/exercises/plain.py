@@ -79,9 +79,10 @@ def is_plain(value: Any) -> bool:
 
 
 def same(got: Any, want: Any) -> bool:
-    """Whether the learner's `got` equals `want`, plain data the check made; an object of another class never does."""
+    """Whether the learner's `got` equals `want`, plain data the check made; an object of another class never does
+    (nor does anything equal a `want` that is not plain data: that would let its own `__eq__` decide)."""
     mine = plain(got)
-    return is_plain(mine) and bool(mine == want)
+    return is_plain(mine) and is_plain(want) and bool(mine == want)
 
 
 def among(got: Any, options: Iterable[Any]) -> bool:

@@ -37,7 +37,7 @@ def _loop(run_loop, script, limits, *, salt: str):
         out = plain(run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits))
     except openai.BadRequestError as e:
         raise rejected(e) from None
-    if messages != before:
+    if not same(messages, before):
         raise NotYet("your loop changed the `messages` list it was given: copy it first "
                      "(messages = list(messages)), so the caller's conversation stays as it was.")
     if not (isinstance(out, tuple | list) and len(out) == 3):
