@@ -346,7 +346,33 @@ class _Text(_Any):
     ("l4-log", lying("l4-log", 'log.record(name, arguments, "denied", ruling.decided_by)',
                      'log.record(name, arguments, _Liar(), ruling.decided_by)'),
      "a log entry's `decision` is an object of class _Liar, not plain data"),
+    ("l4-refund-limit", LIARS + """
+class _Fifty(_AnyFloat):
+    def __le__(self, other):
+        return True
+
+
+def refund_limit(name, arguments):
+    if name != "issue_refund":
+        return None
+    if "amount" not in arguments:
+        return "ask"
+    arguments["amount"] = _Fifty(1.0)  # equal to the amount it replaces, and to 50: the check's answer is 'allow'
+    return "allow"
+""", "your function changed the arguments it was given"),
 ], ids=["refund-limit", "policy", "policy-no-str-at-all", "allowlist", "guard-messages", "log-decisions",
-        "log-decision-no-str-at-all"])
+        "log-decision-no-str-at-all", "refund-limit-rewrites-the-amount"])
 def test_lesson_4_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)
+
+
+def test_guard_is_judged_by_the_checks_own_policy_not_the_one_the_guard_was_given():
+    fails_with("l4-guard", lying("l4-guard", "    async def guarded_execute(name, arguments_json):\n", """\
+    policy.allowlist, policy.rules, policy.risks = None, [], {}  # everything is 'read', so everything may run
+
+    async def guarded_execute(name, arguments_json):
+        policy.risks[name] = "read"
+        return execute(name, arguments_json)
+
+    async def unused(name, arguments_json):
+"""), "a call the policy denies reached the tool")

@@ -9,6 +9,7 @@ entry in the log.
 
 from __future__ import annotations
 
+import copy
 import random
 
 from course.exercises import NotYet, exercise
@@ -40,7 +41,10 @@ def run_guard(make, needs_log: bool):
     approver = CheckApprover(calls, trace, who=f"the check's approver {rng.randint(100, 999)}")
     log = DecisionLog()
     execute = spy(calls, trace, rng)
-    run = make(execute, policy, approver, log) if needs_log else make(execute, policy, approver)
+    # The learner's guard gets a copy: what should have happened is worked out from the check's own policy, so
+    # a guard that rewrites the policy it was given (everything 'read', no allowlist) changes nothing there.
+    given = copy.deepcopy(policy)
+    run = make(execute, given, approver, log) if needs_log else make(execute, given, approver)
     if not callable(run):
         raise NotYet(f"your function should return the guarded execute (an async function of name and "
                      f"arguments_json), not {run!r:.80}.")

@@ -90,6 +90,27 @@ def among(got: Any, options: Iterable[Any]) -> bool:
     return any(same(got, option) for option in options)
 
 
+def unchanged(now: Any, before: Any) -> bool:
+    """Whether data the check handed to learner code (`now`) still equals `before`, the deepcopy taken first:
+    built-in values by value (made plain), anything else by identity (deepcopy keeps a function as it is)."""
+    return _alike(plain(now), before)
+
+
+def _alike(a: Any, b: Any) -> bool:
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind in SCALARS:
+        return a is b or a == b  # a NaN deepcopy kept is the same object
+    if kind is dict:
+        return len(a) == len(b) and all(type(k) in SCALARS and k in b and _alike(v, b[k]) for k, v in a.items())
+    if kind in (list, tuple):
+        return len(a) == len(b) and all(_alike(x, y) for x, y in zip(a, b, strict=True))
+    if kind in (set, frozenset):
+        return all(type(x) in SCALARS for x in a) and a == b
+    return a is b
+
+
 def rebuilt(obj: Any, cls: type[T], what: str, how: str) -> T:
     """A `cls` (a dataclass) made again from `obj`'s fields, each plain; a hint when a field declared as plain
     data (str, float, dict...) holds an object of another class."""
