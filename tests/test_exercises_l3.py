@@ -285,3 +285,24 @@ class _Hit(Hit):
 ], ids=["sections", "search-docs", "best-per-doc"])
 def test_lesson_3_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)
+
+
+# -- the right answer comes from the check's own data, not from what the learner's code was given -------------
+@pytest.mark.parametrize("id, source, hint", [
+    ("l3-best-per-doc", """
+        def best_sections(index, query, k=3):
+            index.search(query, k)
+            index.hits.clear()  # no hits at all: no best ones either
+            return []
+    """, "hit(s) for k="),
+    ("l3-hit-at-k", """
+        def hit_at_k(search, questions, k=3):
+            for q in questions:
+                search(q["question"], k)
+            for query in search.qs.ranked:
+                search.qs.ranked[query] = []  # no question answered: the rate is 0
+            return 0.0
+    """, "off by one"),
+], ids=["best-per-doc-empties-the-index", "hit-at-k-empties-the-rankings"])
+def test_lesson_3_checks_work_out_the_answer_from_their_own_data(id, source, hint):
+    fails_with(id, source, hint)

@@ -37,7 +37,7 @@ def check_finish(final_answer):
         messages = conversation(rng, tools, nonce)
         given = copy.deepcopy(messages)
         try:
-            answer = plain(final_answer(fake.client(max_retries=0), MODEL, messages, tools, why))
+            answer = plain(final_answer(fake.client(max_retries=0), MODEL, messages, copy.deepcopy(tools), why))
         except openai.BadRequestError as e:
             raise rejected(e) from None
         if len(fake.requests) != 1:

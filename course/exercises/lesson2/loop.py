@@ -21,7 +21,7 @@ def _loop(run_loop, script, limits, *, salt: str):
     from course.backend import MODEL
     from course.scripted import ScriptedModel
 
-    tools, execute = script["tools"], Recorder(salt)
+    tools, execute = copy.deepcopy(script["tools"]), Recorder(salt)  # the learner's to change: the check's stay
     messages = _question(salt)
     before = copy.deepcopy(messages)
     rule = stepper(tools, script["steps"], script["answer"], salt, script.get("parallel", False))

@@ -11,7 +11,7 @@ import numpy as np
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import QuestionSet, hit_rate, question_set
 from course.exercises.lesson3.given import GIVEN_BEST_PER_DOC, GIVEN_HIT_AT_K
-from course.exercises.plain import plain, rebuilt
+from course.exercises.plain import plain, rebuilt, same
 from course.search import Hit, Section
 
 
@@ -48,10 +48,9 @@ HIT_HINTS = {
 
 
 def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
-    kept = copy.deepcopy(qs.questions)
-    search = _Search(qs)
-    got = hit_at_k(search, qs.questions, qs.k)
-    if qs.questions != kept:
+    search = _Search(copy.deepcopy(qs))  # the learner's to change: the right answer comes from the check's own
+    got = hit_at_k(search, search.qs.questions, qs.k)
+    if not same(search.qs.questions, qs.questions):
         raise NotYet("hit_at_k changed the questions it was given: only read them (a question set is reused for "
                      "every method you compare).")
     if isinstance(got, bool) or not isinstance(got, int | float | np.number):
@@ -128,7 +127,7 @@ def check_best_per_doc(best_sections):
     for k in (1, 2, 3, rng.randint(4, 5)):
         ranked = ranked_hits(rng, k)
         query = f"question {rng.randint(1, 999)}"
-        index = StubIndex(ranked)
+        index = StubIndex(list(ranked))  # the learner's to change: the right answer comes from the check's
         got = returned_hits(best_sections(index, query, k=k), "best_sections")
         if not index.asked:
             raise NotYet("call index.search(query, some_k) to get the ranked hits first.")
