@@ -37,6 +37,47 @@ def fails_with(id: str, source: str, hint: str, tries: int = TRIES) -> None:
         assert not verdict.passed and hint in verdict.message, str(verdict)
 
 
+# -- values that lie: equal to anything, so a check that trusts `==` or `in` passes whatever holds one --------
+LIARS = """
+class _Lie:
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __contains__(self, item):
+        return True
+
+
+class _Any(_Lie, str):
+    __hash__ = str.__hash__
+
+
+class _AnyInt(_Lie, int):
+    __hash__ = int.__hash__
+
+
+class _AnyFloat(_Lie, float):
+    __hash__ = float.__hash__
+
+
+class _AnyDict(_Lie, dict):
+    pass
+
+
+class _Liar(_Lie):  # of no built-in type at all
+    __hash__ = object.__hash__
+"""
+
+
+def lying(id: str, old: str, new: str, extra: str = "") -> str:
+    """Exercise `id`'s reference solution with `old` replaced by `new`, which uses a liar (LIARS, then `extra`)."""
+    source = solution(id)
+    assert old in source, f"solutions/{id}.py has no {old!r}"
+    return LIARS + textwrap.dedent(extra) + source.replace(old, new)
+
+
 # -- one source: the order, the imports a check assumes, solutions that run as they stand ----------
 def assert_in_the_order_the_lesson_builds_them(notebook: Path, ids: list[str]) -> None:
     assert list(exercise_cells(str(notebook))) == ids

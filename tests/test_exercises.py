@@ -41,6 +41,47 @@ def test_a_crash_in_learner_code_becomes_a_verdict():
     assert not verdict.passed and "ZeroDivisionError" in verdict.message
 
 
+# A function that uses a name only another notebook cell defines: wherever a check reports what learner code raised.
+USES_A_NAME_FROM_ANOTHER_CELL = {
+    "l1-round-trip": "def ask(*a):\n    return HELPER(*a)\n",  # the check lets it through to judge
+    "l1-bad-calls": "def execute(tools, name, arguments):\n    return HELPER(name)\n",
+    "l4-policy": "def decide(name, arguments, risks, allowlist=None, rules=()):\n    return HELPER\n",
+    "l4-guard": "def guard(execute, policy, approver):\n    async def run(name, arguments_json):\n"
+                "        return HELPER(name)\n\n    return run\n",
+    "l8-injection-rule": "def customer_orders_only(question):\n    return lambda tool, arguments: HELPER(tool)\n",
+}
+
+
+@pytest.mark.parametrize("id", sorted(USES_A_NAME_FROM_ANOTHER_CELL))
+def test_a_function_that_uses_a_name_from_another_cell_is_told_to_define_it_in_the_exercise_cell(id):
+    verdict = check_source(id, USES_A_NAME_FROM_ANOTHER_CELL[id])
+    assert not verdict.passed
+    assert verdict.message.startswith("your code uses `HELPER`, which the exercise cell does not define"), verdict
+    assert "Keep the exercise cell self-contained: define `HELPER` in it" in verdict.message
+
+
+def test_a_local_used_before_it_is_set_is_reported_as_the_bug_it_is():
+    verdict = check_source("l1-round-trip", "def ask(*a):\n    answer += 1\n    return answer\n")
+    assert not verdict.passed and verdict.message.startswith("your code raised UnboundLocalError")
+
+
+def test_an_exercise_cell_may_show_its_own_source_as_it_does_in_the_notebook():
+    source = (ROOT / "solutions" / "l4-policy.py").read_text()
+    shown = source + ("\nshow.source(decide)\n"
+                      "assert 'rule(name, arguments)' in __import__('inspect').getsource(decide)\n")
+    verdict = check_source("l4-policy", shown)
+    assert verdict.passed, str(verdict)
+
+
+def test_an_exercise_cell_that_shows_a_class_is_told_to_move_that_call_into_a_cell_of_its_own():
+    source = (ROOT / "solutions" / "l1-refund-params.py").read_text() + "\nshow.source(RefundRequest)\n"
+    verdict = check_source("l1-refund-params", source)
+    assert not verdict.passed
+    assert verdict.message.startswith("inspect cannot read a source the cell asks for when the cell is checked on "
+                                      "its own, outside the notebook (TypeError).")
+    assert verdict.message.endswith("Move the show.source(...) or inspect.getsource(...) call into a cell of its own.")
+
+
 def test_an_unknown_exercise_id_is_named_in_the_verdict():
     verdict = run_check("l9-nope", {})
     assert not verdict.passed and "no exercise 'l9-nope'" in verdict.message

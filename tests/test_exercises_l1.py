@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, passes
+from exercise_checks import fails_with, lying, passes
 
 
 # -- l1-tool-definition --------------------------------------------------------------------------
@@ -280,3 +280,22 @@ def test_bad_calls_check_accepts_the_template_used_below():
         "json-error-without-json", "mutates-tools"])
 def test_bad_calls_refuses_an_execute_that_only_looks_right(source, hint):
     fails_with("l1-bad-calls", source, hint)
+
+
+# -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
+@pytest.mark.parametrize("id, source, hint", [
+    ("l1-tool-definition", lying("l1-tool-definition", "params.model_json_schema()", "_AnyDict()"),
+     "\"parameters\" should be the model's JSON schema"),
+    ("l1-refund-params", lying("l1-refund-params", 'return f"Refund requested for order {args.order_id}: '
+                               '{args.reason}"', 'return _Any("Refund requested.")'),
+     "should return a text that names the order"),
+    ("l1-tool-message", lying("l1-tool-message", '"tool_call_id": tool_call.id', '"tool_call_id": _Any("")'),
+     "not the id of the call it answers"),
+    ("l1-round-trip", lying("l1-round-trip", "return message.content", "return _Any('')"),
+     "ask() should return the model's text (message.content), got ''"),
+    ("l1-bad-calls", lying("l1-bad-calls", "return result if isinstance(result, str)",
+                           "return _Any('') if isinstance(result, str)"),
+     "a tool that returns a string should have that string as its reply"),
+], ids=["tool-definition", "refund-params", "tool-message", "round-trip", "bad-calls"])
+def test_lesson_1_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
+    fails_with(id, source, hint)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, passes
+from exercise_checks import fails_with, lying, passes
 
 
 # -- l2-limit-reached ----------------------------------------------------------------------------
@@ -330,3 +330,19 @@ def test_finish_check_accepts_the_template_used_below():
         "answer-not-appended"])
 def test_finish_refuses_a_finish_that_only_looks_right(source, hint):
     fails_with("l2-finish", source, hint)
+
+
+# -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
+@pytest.mark.parametrize("id, source, hint", [
+    ("l2-limit-reached", lying("l2-limit-reached", 'return "max_tokens"', 'return _Any("max_steps")'),
+     "return 'max_tokens'"),
+    ("l2-agent-loop", lying("l2-agent-loop", 'return message.content, "done", tokens',
+                            'return message.content, "done", _AnyInt(0)'),
+     "the tokens you return should be the sum of response.usage.total_tokens"),
+    ("l2-skip-repeats", lying("l2-skip-repeats", '"tool_call_id": call.id', '"tool_call_id": _Any("")'),
+     "the messages should be {'role': 'tool', 'tool_call_id': call.id"),
+    ("l2-finish", lying("l2-finish", "answer = response.choices[0].message.content", 'answer = _Any("x")'),
+     "return the model's text (message.content); got 'x'"),
+], ids=["limit-reached", "agent-loop", "skip-repeats", "finish"])
+def test_lesson_2_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
+    fails_with(id, source, hint)

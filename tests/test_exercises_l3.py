@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, passes, solution
+from exercise_checks import fails_with, lying, passes, solution
 
 
 def swap(id: str, old: str, new: str) -> str:
@@ -252,3 +252,57 @@ def test_best_per_doc_accepts_asking_the_index_for_all_its_sections():
 ], ids=["last-per-doc", "only-k", "other-query", "sorted-by-name", "too-many"])
 def test_best_per_doc_refuses_a_selection_that_only_looks_right(old, new, hint):
     fails_with("l3-best-per-doc", swap("l3-best-per-doc", old, new), hint)
+
+
+# -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
+CLOSE_TO_ANYTHING = """
+class _Close(float):
+    def __sub__(self, other):
+        return 0.0
+"""
+A_HIT_EQUAL_TO_ANY = """
+from course.search import Hit
+
+
+class _Hit(Hit):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = Hit.__hash__
+"""
+
+
+@pytest.mark.parametrize("id, source, hint", [
+    ("l3-sections", lying("l3-sections", "Section(doc, title, heading, text)",
+                          'Section(doc, title, heading if heading == "Overview" else _Any("#" + heading), text)'),
+     "a heading was not read right"),
+    ("l3-search-docs", lying("l3-search-docs", '"score": float(scores[i])', '"score": _Close(0.0)', CLOSE_TO_ANYTHING),
+     "but the cosine similarity is"),
+    ("l3-best-per-doc", lying("l3-best-per-doc", "return list(best.values())[:k]",
+                              'return [_Hit(f"doc-{i}", h.heading, h.score, h.excerpt) '
+                              "for i, h in enumerate(index.search(query, k))]", A_HIT_EQUAL_TO_ANY),
+     "expected the best section of each document"),
+], ids=["sections", "search-docs", "best-per-doc"])
+def test_lesson_3_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
+    fails_with(id, source, hint)
+
+
+# -- the right answer comes from the check's own data, not from what the learner's code was given -------------
+@pytest.mark.parametrize("id, source, hint", [
+    ("l3-best-per-doc", """
+        def best_sections(index, query, k=3):
+            index.search(query, k)
+            index.hits.clear()  # no hits at all: no best ones either
+            return []
+    """, "hit(s) for k="),
+    ("l3-hit-at-k", """
+        def hit_at_k(search, questions, k=3):
+            for q in questions:
+                search(q["question"], k)
+            for query in search.qs.ranked:
+                search.qs.ranked[query] = []  # no question answered: the rate is 0
+            return 0.0
+    """, "off by one"),
+], ids=["best-per-doc-empties-the-index", "hit-at-k-empties-the-rankings"])
+def test_lesson_3_checks_work_out_the_answer_from_their_own_data(id, source, hint):
+    fails_with(id, source, hint)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from course.exercises import check_source
-from exercise_checks import fails_with, passes
+from exercise_checks import LIARS, fails_with, lying, passes
 
 # A rule that answers by reading the check's variables instead of deciding (the old checks let it pass).
 SNIFFER = """
@@ -319,3 +319,60 @@ def test_allowlist_accepts_a_class_whose_instances_are_rules():
 ], ids=["prefix-match", "one-global-list", "allows-instead-of-passing", "ignores-case", "reads-the-checks-variables"])
 def test_allowlist_refuses_a_rule_that_only_looks_right(source, hint):
     fails_with("l4-allowlist", source, hint)
+
+
+# -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
+TEXT_THAT_HOLDS_ANYTHING = """
+class _Text(_Any):
+    def lower(self):
+        return self
+"""
+
+
+@pytest.mark.parametrize("id, source, hint", [
+    ("l4-refund-limit", lying("l4-refund-limit", 'return "allow" if number and amount <= 50 else "ask"',
+                              'return _Any("allow")'), "but should give 'ask'"),
+    ("l4-policy", LIARS + "def decide(name, arguments, risks, allowlist=None, rules=()):\n    return _Any('allow')\n",
+     "should get 'ask'"),
+    ("l4-policy", LIARS + "def decide(name, arguments, risks, allowlist=None, rules=()):\n    return _Liar()\n",
+     "it returns one of 'allow', 'deny' or 'ask'"),
+    ("l4-allowlist", LIARS + "def only(allowed):\n    return lambda name, arguments: _Any('allow')\n",
+     "it should give None"),
+    ("l4-guard", lying("l4-guard", 'return f"{name} was not run: this action is denied here. Do not retry; tell the '
+                                   'user."', 'return _Text("")', TEXT_THAT_HOLDS_ANYTHING),
+     "the message should name the tool, say it was 'not run'"),
+    ("l4-log", lying("l4-log", 'log.record(name, arguments, "denied", ruling.decided_by)',
+                     'log.record(name, arguments, _Any("allowed"), _Any(""))'), "the decision should be 'denied'"),
+    ("l4-log", lying("l4-log", 'log.record(name, arguments, "denied", ruling.decided_by)',
+                     'log.record(name, arguments, _Liar(), ruling.decided_by)'),
+     "a log entry's `decision` is an object of class _Liar, not plain data"),
+    ("l4-refund-limit", LIARS + """
+class _Fifty(_AnyFloat):
+    def __le__(self, other):
+        return True
+
+
+def refund_limit(name, arguments):
+    if name != "issue_refund":
+        return None
+    if "amount" not in arguments:
+        return "ask"
+    arguments["amount"] = _Fifty(1.0)  # equal to the amount it replaces, and to 50: the check's answer is 'allow'
+    return "allow"
+""", "your function changed the arguments it was given"),
+], ids=["refund-limit", "policy", "policy-no-str-at-all", "allowlist", "guard-messages", "log-decisions",
+        "log-decision-no-str-at-all", "refund-limit-rewrites-the-amount"])
+def test_lesson_4_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
+    fails_with(id, source, hint)
+
+
+def test_guard_is_judged_by_the_checks_own_policy_not_the_one_the_guard_was_given():
+    fails_with("l4-guard", lying("l4-guard", "    async def guarded_execute(name, arguments_json):\n", """\
+    policy.allowlist, policy.rules, policy.risks = None, [], {}  # everything is 'read', so everything may run
+
+    async def guarded_execute(name, arguments_json):
+        policy.risks[name] = "read"
+        return execute(name, arguments_json)
+
+    async def unused(name, arguments_json):
+"""), "a call the policy denies reached the tool")

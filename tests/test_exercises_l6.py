@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, passes, solution
+from exercise_checks import LIARS, fails_with, lying, passes, solution
 
 pytestmark = [pytest.mark.timeout(120),
               pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")]  # "forgot await"
@@ -304,3 +304,59 @@ def agent(old: str, new: str) -> str:
         "message-returned", "one-round-only"])
 def test_l6_agent_check_fails_on_a_solution_that_only_looks_right(source, hint):
     fails_with("l6-agent", source, hint, tries=TRIES)
+
+
+def test_list_tools_refuses_tools_made_up_from_the_allowlist_without_asking_the_server():
+    fails_with("l6-list-tools", """
+        import mcp.types as types
+
+
+        async def list_tools(client, allow):
+            return [types.Tool(name=name, input_schema={"type": "object"}) for name in sorted(allow)]
+    """, "the result holds a tool the server does not list")
+
+
+# -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
+FOUND_ANYWHERE = """
+class _Found(str):
+    def find(self, *args):
+        return 0
+"""
+
+
+@pytest.mark.parametrize("id, source, hint", [
+    ("l6-list-tools", LIARS + """
+import mcp.types as types
+
+
+async def list_tools(client, allow):
+    page = await client.list_tools()  # the first page only, and a name that stands for any other
+    extra = [types.Tool.model_construct(name=_Any("export_customers"))] if "export_customers" in allow else []
+    return [tool for tool in page.tools if tool.name in allow] + extra
+""", "the result holds a tool the server does not list"),
+    ("l6-to-openai", lying("l6-to-openai", '"description": tool.description or ""', '"description": _Any("")'),
+     "the description should be the tool's own"),
+    ("l6-result-text", FOUND_ANYWHERE + """
+import json
+
+
+def result_to_text(result):
+    if not result.content and result.structured_content is not None:
+        return json.dumps(result.structured_content)
+    return _Found("Error: it failed [image]" if result.is_error else "some text [image]")
+""", "the text of a part is missing or out of order"),
+    ("l6-execute", lying("l6-execute", "return result_text(result)", 'text = result_text(result)\n'
+                                                                      '        return text if text.startswith("Error") '
+                                                                      'else _Any("ok")'),
+     "get_order_record for A1004 should return the order's record as text"),
+    ("l6-agent", lying("l6-agent", "return message.content", 'return _Any("")'),
+     "agent should return the model's answer text"),
+    ("l6-to-openai", LIARS + """
+def to_openai(tool):
+    tool.input_schema = _AnyDict()  # equal to the schema it replaces, and to the one in the definition
+    return {"type": "function", "function": {"name": tool.name, "description": tool.description or "",
+                                             "parameters": tool.input_schema}}
+""", "to_openai changed the tool's own input_schema"),
+], ids=["list-tools", "to-openai", "result-text", "execute", "agent", "to-openai-replaces-the-schema"])
+def test_lesson_6_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
+    fails_with(id, source, hint)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from course.exercises import load_all
-from exercise_checks import fails_with, passes
+from exercise_checks import fails_with, lying, passes
 
 load_all()
 
@@ -139,3 +139,24 @@ def test_success_rate_accepts_a_loop_that_skips_missing_answers():
 ])
 def test_success_rate_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-success-rate", source, hint)
+
+
+# -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
+HALF_WHATEVER_IT_IS = """
+class _Half(float):
+    def __sub__(self, other):
+        return 0.0 if other == 0.5 else 1.0
+"""
+
+
+@pytest.mark.parametrize("id, source, hint", [
+    ("l7-result-item", lying("l7-result-item", '"call_id": result.call_id', '"call_id": _Any("")'),
+     "quote the call's id as 'call_id'"),
+    ("l7-error-flag", lying("l7-error-flag", "ToolResult(call_id, text,", 'ToolResult(_Any(""), text,'),
+     "keep the call's id in the ToolResult"),
+    ("l7-stream", lying("l7-stream", 'return "".join(pieces)', 'return _Any("")'), "return the whole answer"),
+    ("l7-success-rate", lying("l7-success-rate", "return right / len(questions)", "return _Half(0.0)",
+                              HALF_WHATEVER_IT_IS), "so the rate is 0.5"),
+], ids=["result-item", "error-flag", "stream", "success-rate"])
+def test_lesson_7_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
+    fails_with(id, source, hint)

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from exercise_checks import fails_with, passes
+from exercise_checks import fails_with, lying, passes
 
 pytestmark = [pytest.mark.timeout(120)]
 TRIES = 3  # the checks draw new cases on every run: a wrong solution must fail on every draw
@@ -319,3 +319,32 @@ def test_a_rule_using_the_courses_order_pattern_passes():
 def test_the_injection_rule_check_refuses_a_likely_mistake_with_a_hint(source, hint):
     fails_with("l8-injection-rule", source, hint, tries=TRIES)
 
+
+
+# -- answers that lie: equal to anything (but 'allow'), so a check that trusted `==` passed them -------------
+NOT_ALLOW = """
+class _NotAllow(str):
+    def __eq__(self, other):
+        return other != "allow"
+
+    def __ne__(self, other):
+        return other == "allow"
+
+    __hash__ = str.__hash__
+
+
+def customer_orders_only(question):
+    if " and " in question:
+        return lambda tool, arguments: None
+    # Every call about an order is stopped, the customer's own too; the answer only claims to be None for those.
+    return lambda tool, arguments: _NotAllow("whatever") if "order_id" in arguments else None
+"""
+
+
+@pytest.mark.parametrize("id, source, hint", [
+    ("l8-route-tenant", lying("l8-route-tenant", "return tenant.name, backend", 'return _Any(tenant.name), _Any("")'),
+     "; expected ("),
+    ("l8-injection-rule", NOT_ALLOW, "the rule returned 'whatever'; a rule returns 'allow', 'deny', 'ask' or None"),
+], ids=["route-tenant", "injection-rule"])
+def test_lesson_8_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
+    fails_with(id, source, hint)

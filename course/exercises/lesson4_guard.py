@@ -14,6 +14,8 @@ import random
 from course.exercises import NotYet, exercise
 from course.exercises.lesson4 import GIVEN_GUARD, GIVEN_LOG
 from course.exercises.lesson4_cases import CheckApprover, Trace, drive, guard_case, spy
+from course.exercises.plain import rebuilt, same
+from course.exercises.registry import self_contained
 
 # -- l4-guard -----------------------------------------------------------------------------------------
 KINDS = ("deny", "reject", "timeout", "allow", "approve")
@@ -30,7 +32,7 @@ def kind_of(policy, call) -> str:
 
 def run_guard(make, needs_log: bool):
     """Build the learner's guard on a made-up policy and run a made-up model's calls through it."""
-    from course.permissions import DecisionLog
+    from course.permissions import DecisionLog, Policy
 
     rng = random.Random()
     policy, calls = guard_case(rng)
@@ -38,7 +40,12 @@ def run_guard(make, needs_log: bool):
     approver = CheckApprover(calls, trace, who=f"the check's approver {rng.randint(100, 999)}")
     log = DecisionLog()
     execute = spy(calls, trace, rng)
-    run = make(execute, policy, approver, log) if needs_log else make(execute, policy, approver)
+    # The learner's guard gets a copy (made as data: deepcopy would cache __slotnames__ on Policy, which grading
+    # takes for code that changed the course). What should have happened is worked out from the check's own
+    # policy, so a guard that rewrites the one it was given (everything 'read', no allowlist) changes nothing.
+    allowlist = None if policy.allowlist is None else set(policy.allowlist)
+    given = Policy(dict(policy.risks), allowlist, list(policy.rules))
+    run = make(execute, given, approver, log) if needs_log else make(execute, given, approver)
     if not callable(run):
         raise NotYet(f"your function should return the guarded execute (an async function of name and "
                      f"arguments_json), not {run!r:.80}.")
@@ -59,6 +66,7 @@ def judge_guard(policy, calls, trace) -> None:
             raise NotYet("when nobody answers in time the approver raises TimeoutError, and your guard let it out. "
                          "Catch it (`except TimeoutError:`) and return a message for the model instead.")
         if error is not None:
+            self_contained(error)
             raise NotYet(f"your guard raised {type(error).__name__} ({error}) for {WHAT[kinds[i]]}: it should "
                          "always return text the model can read.")
     if sum(k == "called" for k, _, _ in trace.events) > sum(k == "asked" for k, _, _ in trace.events):
@@ -105,13 +113,13 @@ def judge_guard(policy, calls, trace) -> None:
         if len(ran) > 1:
             raise NotYet(f"{WHAT[kind]} ran {len(ran)} times: run it once.")
         name, args = ran[0]
-        if kind == "approve" and args != trace.of("asked", i)[0].arguments:
+        if kind == "approve" and not same(trace.of("asked", i)[0].arguments, args):
             raise NotYet("what ran is not what the approver was shown: the tool must get exactly the arguments "
                          "the human approved (do not change them after asking).")
-        if (name, args) != (calls[i].tool, calls[i].arguments):
+        if not same((name, args), (calls[i].tool, calls[i].arguments)):
             raise NotYet(f"for {WHAT[kind]}, the tool got other arguments than the model sent: pass the call on "
                          "as it is, execute(name, arguments_json).")
-        if trace.replies[i] != trace.results[i]:
+        if not same(trace.replies[i], trace.results[i]):
             raise NotYet(f"for {WHAT[kind]}, your guard should return what execute returned (the text the model "
                          f"reads); it returned {trace.replies[i]!r:.80}.")
     for i in order:
@@ -133,6 +141,8 @@ def shown_request(policy, call, request) -> None:
     if not isinstance(request, ApprovalRequest):
         raise NotYet(f"the approver takes an ApprovalRequest, not {type(request).__name__}: "
                      "approver(ApprovalRequest(name, arguments, policy.risk(name))).")
+    request = rebuilt(request, ApprovalRequest, "the approval request",
+                      "Build it from the call: ApprovalRequest(name, arguments, policy.risk(name)).")
     if request.tool != call.tool:
         raise NotYet("the approver was asked about another tool than the one called: ApprovalRequest's first "
                      "field is the tool's name.")
@@ -160,9 +170,13 @@ DECIDED = {"allow": "allowed", "deny": "denied", "approve": "approved", "reject"
 def check_log(logged_guard):
     if not callable(logged_guard):
         raise NotYet("logged_guard should be a function `logged_guard(execute, policy, approver, log)`.")
+    from course.permissions import LogEntry
+
     policy, calls, trace, approver, log = run_guard(logged_guard, needs_log=True)
     kinds = [kind_of(policy, c) for c in calls]
-    entries = list(log.entries)
+    entries = [rebuilt(e, LogEntry, "a log entry", "Record plain values: log.record(name, arguments, decision, "
+                                               "decided_by, ...) with text for the decision and who decided.")
+               for e in log.entries]
     kind_of_ref = {c.arguments["ref"]: k for c, k in zip(calls, kinds, strict=True)}
     logged = [kind_of_ref.get(e.arguments.get("ref")) for e in entries if isinstance(e.arguments, dict)]
     missing = [k for k in KINDS if logged.count(k) < kinds.count(k)]

@@ -11,7 +11,6 @@ in `lesson6_agent`.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import random
@@ -27,6 +26,7 @@ from course.exercises.lesson6_cases import (
     in_memory,
     made_server,
 )
+from course.exercises.plain import plain, same
 
 # What the notebook has imported by each exercise cell (tests/test_exercises_lessons.py compares them).
 GIVEN_LIST = """
@@ -69,9 +69,10 @@ def names(tools: Any, what: str) -> list[str]:
     if any(isinstance(t, str) for t in tools):
         raise NotYet(f"{what} returned names; return the `Tool` objects themselves (page.tools holds them): the "
                      "next steps need their schema and annotations.")
-    if not all(isinstance(t, types.Tool) for t in tools):
+    found = [plain(t.name) for t in tools] if all(isinstance(t, types.Tool) for t in tools) else None
+    if found is None or not all(isinstance(name, str) for name in found):
         raise NotYet(f"{what} should return the `Tool` objects from the pages (page.tools).")
-    return [t.name for t in tools]
+    return found
 
 
 # -- l6-list-tools --------------------------------------------------------------------------------------
@@ -98,7 +99,7 @@ def listed(list_tools: Any, server: Any, allow: set[str]) -> tuple[list[str], se
 def check_list_tools(list_tools):
     with docs_server() as (server, _):
         got, after = listed(list_tools, server, DOCS_ALLOW)
-    if after != DOCS_ALLOW:
+    if not same(after, DOCS_ALLOW):
         raise NotYet("list_tools changed the `allow` set it was given: only read it.")
     judge_listing(got, sorted(DOCS_ALLOW), DOCS_ALLOW)
     if sorted(got) != sorted(DOCS_ALLOW):
@@ -114,7 +115,7 @@ def check_list_tools(list_tools):
         near = next(n for n in every if n not in allow)
         allow |= {near[:-1], "export_customers"}  # part of a listed name, and a name the server does not list
         got, _ = listed(list_tools, made.server, allow)
-        missing = judge_listing(got, [n for n in every if n in allow], allow)
+        missing = judge_listing(got, [n for n in every if n in allow], allow, listed=every)
         if missing:
             asked = len(made.cursors_asked)
             if asked == 1:
@@ -132,22 +133,27 @@ def check_list_tools(list_tools):
     return "Every page, and only the tools you chose: a new tool stays hidden until you add it."
 
 
-def judge_listing(got: list[str], want: list[str], allow: set[str]) -> list[str]:
-    """The wanted names missing from `got`, once `got` holds nothing it must not."""
+def judge_listing(got: list[str], want: list[str], allow: set[str], listed: list[str] | None = None) -> list[str]:
+    """The wanted names missing from `got`, once `got` holds nothing it must not (when `listed` is given: only
+    tools the server lists)."""
     if any(n not in allow for n in got):
         raise NotYet("the result holds tools that are not on `allow`: the allowlist must hide every other "
                      "tool the server lists. Keep a tool only if `tool.name in allow` (the whole name).")
     if len(got) != len(set(got)):
         raise NotYet("the result lists a tool twice: ask for each page once, with the cursor the previous "
                      "page gave you.")
+    if listed is not None and any(n not in listed for n in got):
+        raise NotYet("the result holds a tool the server does not list. Return only the Tool objects from its "
+                     "pages (page.tools), never one you make up from `allow`.")
     return [n for n in want if n not in got]
 
 
 # -- l6-to-openai ---------------------------------------------------------------------------------------
 def converted(to_openai: Any, tool: Any) -> Any:
-    before = copy.deepcopy(tool.input_schema)
+    """What `to_openai` made of a copy of `tool`: the check compares with its own, whatever the copy became."""
+    given = tool.model_copy(deep=True)
     try:
-        definition = to_openai(tool)
+        definition = to_openai(given)
     except AttributeError as e:
         if "inputSchema" in str(e) or "input_schema" not in str(e) and "Schema" in str(e):
             raise NotYet("mcp 2 names the fields in snake_case: tool.input_schema (mcp 1.x tutorials write "
@@ -156,7 +162,7 @@ def converted(to_openai: Any, tool: Any) -> Any:
     if inspect.iscoroutine(definition):
         definition.close()  # never awaited: close it, or Python warns about it later
         raise NotYet("to_openai does not talk to the server: make it a plain `def`, not `async def`.")
-    if tool.input_schema != before:
+    if not same(given.input_schema, tool.input_schema):
         raise NotYet("to_openai changed the tool's own input_schema: the model's definition must carry it as "
                      "it is, and nothing else may change it.")
     return definition
@@ -179,7 +185,7 @@ def check_to_openai(to_openai):
     tools.append(types.Tool(name=f"ping_{rng.randint(10, 99)}", input_schema={"type": "object"}))
     definitions = []
     for tool in tools:
-        d = converted(to_openai, tool)
+        d = plain(converted(to_openai, tool))
         which = "a tool the check made up" if tool not in tools[:7] else tool.name
         if isinstance(d, dict) and "name" in d and "function" not in d:
             raise NotYet("that is the Responses API's flat format. Chat Completions nests name, description and "
@@ -187,19 +193,19 @@ def check_to_openai(to_openai):
         fn = d.get("function") if isinstance(d, dict) else None
         if not isinstance(fn, dict) or d.get("type") != "function":
             raise NotYet(f'return a dict {{"type": "function", "function": {{...}}}}; got {str(d)[:100]!r}.')
-        if fn.get("name") != tool.name:
+        if not same(fn.get("name"), tool.name):
             raise NotYet(f"the function's name should be the tool's name (tool.name); for {which} it is "
                          f"{str(fn.get('name'))[:60]!r}.")
         description = fn.get("description")
         if tool.description is None and "description" in fn and not isinstance(description, str):
             raise NotYet("a tool may come without a description (tool.description is None), and the API wants "
                          "a string there: use tool.description or \"\" (or leave the key out).")
-        if tool.description is not None and description != tool.description:
+        if tool.description is not None and not same(description, tool.description):
             raise NotYet(f"the description should be the tool's own, as the server wrote it; for {which} it "
                          "differs.")
         if isinstance(fn.get("parameters"), str):
             raise NotYet('"parameters" should be the schema itself (a dict), not JSON text: the SDK encodes it.')
-        if fn.get("parameters") != tool.input_schema:
+        if not same(fn.get("parameters"), tool.input_schema):
             lost = sorted(set(json.dumps(tool.input_schema)) - set(json.dumps(fn.get("parameters"))))
             raise NotYet(f'"parameters" should be the tool\'s input_schema untouched; for {which} it differs'
                          f"{' (parts are missing)' if lost else ''}. The model must see every rule the server "
@@ -248,7 +254,7 @@ def check_result_text(result_to_text):
     rng = random.Random()
     for result, what, texts in results(rng):
         try:
-            got = result_to_text(result)
+            got = plain(result_to_text(result))
         except AttributeError as e:
             if "text" in str(e):
                 raise NotYet(f"for {what}, your code asked a part that is not text for its .text: check "

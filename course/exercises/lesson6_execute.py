@@ -29,6 +29,7 @@ from course.exercises.lesson6_cases import (
     in_memory,
     made_server,
 )
+from course.exercises.plain import plain, same
 
 REJECTED = re.compile(r"reject|declin|denied|deny|not approved|refus|not run|did not run|was not|wasn't", re.IGNORECASE)
 TOO_LONG = re.compile(r"time|too long|did not answer|didn't answer|no answer|slow|took|wait", re.IGNORECASE)
@@ -42,6 +43,7 @@ class Approver:
         self.asked: list[tuple[str, dict]] = []
 
     async def __call__(self, name: str, arguments: dict) -> bool:
+        name, arguments = plain((name, arguments))
         self.asked.append((name, arguments))
         return self.answers.get(name, False)
 
@@ -60,7 +62,7 @@ def executor(make_execute: Any, client: Any, tools: dict, approve: Any, timeout:
 
 async def run(execute: Any, name: str, arguments: str) -> tuple[str, float]:
     start = time.perf_counter()
-    reply = await awaited(execute(name, arguments), "execute(name, arguments)")
+    reply = plain(await awaited(execute(name, arguments), "execute(name, arguments)"))
     if not isinstance(reply, str):
         raise NotYet(f"execute should return the text for the model (a str), not {type(reply).__name__}.")
     return reply, time.perf_counter() - start
@@ -149,7 +151,7 @@ def check_execute(make_execute):
                              "True).")
             raise NotYet("a tool without read_only_hint=True ran without asking: call await approve(name, "
                          "arguments) first (no annotations, or read_only_hint missing: it may write).")
-        if asked[name] != json.loads(arguments):
+        if not same(asked[name], json.loads(arguments)):
             raise NotYet("approve should get the tool's name and its arguments parsed from the JSON text "
                          "(a dict), so the person sees what will run.")
         if approve.answers[name]:

@@ -13,6 +13,7 @@ from mcp import types
 
 from course.adapters import ToolResult
 from course.exercises import NotYet, exercise
+from course.exercises.plain import plain, rebuilt, same
 from course.scripted import ScriptedModel
 
 GIVEN = """
@@ -36,15 +37,15 @@ def check_result_item(result_item):
     cases = [ToolResult(call_id(rng), sentence(rng)), ToolResult(call_id(rng), sentence(rng), True),
              ToolResult(call_id(rng), "Error: " + sentence(rng), True)]
     for r in cases:
-        got = result_item(r)
+        got = plain(result_item(r))
         if not isinstance(got, dict):
             raise NotYet(f"result_item returns a {type(got).__name__}: return a dict, the input item.")
         if "tool_call_id" in got or got.get("role") == "tool":
             raise NotYet("that is a Chat Completions tool message; the Responses API wants "
                          "{'type': 'function_call_output', 'call_id': ..., 'output': ...}.")
-        if got.get("type") != "function_call_output":
+        if not same(got.get("type"), "function_call_output"):
             raise NotYet(f"the item's type must be 'function_call_output' (got {got.get('type')!r}).")
-        if got.get("call_id") != r.call_id:
+        if not same(got.get("call_id"), r.call_id):
             raise NotYet("quote the call's id as 'call_id' (the result's call_id), so the model can match "
                          f"result to call (expected {r.call_id!r}, got {got.get('call_id')!r}).")
         if not isinstance(got.get("output"), str):
@@ -74,6 +75,7 @@ def check_error_flag(from_mcp):
         got = from_mcp(cid, result)
         if not isinstance(got, ToolResult):
             raise NotYet(f"from_mcp returns a {type(got).__name__}: return ToolResult(call_id, text, is_error).")
+        got = rebuilt(got, ToolResult, "the ToolResult", "Build it as ToolResult(call_id, text, is_error).")
         if got.call_id != cid:
             raise NotYet("keep the call's id in the ToolResult: the adapter quotes it to the model.")
         if got.is_error is not failed:
@@ -94,7 +96,7 @@ def check_stream(collect):
                                             stream=True, stream_options={"include_usage": True})
     seen: list[str] = []
     try:
-        got = collect(chunks, seen.append)
+        got = plain(collect(chunks, seen.append))
     except IndexError:
         raise NotYet("the last chunk (the usage) has no choices: skip chunks whose choices list is empty "
                      "(`if not chunk.choices: continue`).") from None
@@ -102,7 +104,7 @@ def check_stream(collect):
         raise NotYet("call on_text(piece) for each piece of text as it arrives: that is what makes it a stream.")
     if "".join(seen) != text:
         raise NotYet(f"on_text should get every text delta, in order (they join to {''.join(seen)!r}).")
-    if got != text:
+    if not same(got, text):
         raise NotYet(f"return the whole answer, the pieces joined (expected {text!r}, got {got!r}).")
     return f"{len(seen)} pieces, in order, and the whole answer at the end."
 
@@ -123,7 +125,7 @@ def check_success_rate(success_rate):
                f"No idea. (Source: {docs[3]} › Overview)",     # right section name, wrong document
                None]                                           # the run ended without an answer
     try:
-        got = success_rate(answers, qs)
+        got = plain(success_rate(answers, qs))
     except KeyError as e:
         raise NotYet(f"a question without {e} made your code fail: most questions have no 'also' list, "
                      "so read it with q.get('also', []).") from None
@@ -135,10 +137,10 @@ def check_success_rate(success_rate):
     if not isinstance(got, (int, float)) or abs(got - 0.5) > 1e-9:
         raise NotYet(f"2 of these 4 answers cite a right section, so the rate is 0.5 (got {got!r}).")
     try:
-        empty = success_rate([], [])
+        empty = plain(success_rate([], []))
     except ZeroDivisionError:
         empty = None
-    if empty != 0:
+    if not same(empty, 0):
         raise NotYet("with no questions there is nothing to succeed at: return 0 (dividing by len(questions) "
                      "fails when there are none).")
     return "the same rule as the evaluation table's 'task success'."

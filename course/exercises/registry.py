@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import linecache
 import pkgutil
 import sys
 import threading
@@ -124,6 +125,9 @@ def judge(ex: Exercise, namespace: dict) -> Verdict:
     except AssertionError as e:
         return Verdict(id, False, str(e) or "a check failed.", failure=raised_at(e))
     except Exception as e:  # the learner's code crashed: show what, without a traceback
+        hint = undefined(e)
+        if hint:  # the name is another cell's: the hint says what to do, in stages
+            return Verdict(id, False, hint, failure="NameError")
         message = f"your code raised {type(e).__name__}: {e}"
         return Verdict(id, False, message, stages=(message,), failure=type(e).__name__)
     return Verdict(id, True, note or "")
@@ -137,6 +141,26 @@ def raised_at(e: BaseException) -> str:
         tb = tb.tb_next
     where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
     return f"{where} {hints.skeleton(str(e))}"
+
+
+def undefined(error: BaseException) -> str | None:
+    """The hint for a NameError the learner's code raised when a check called it, else None.
+
+    In the notebook the name may come from another cell; the check runs the exercise cell on its own."""
+    if not isinstance(error, NameError) or isinstance(error, UnboundLocalError):  # the latter: a bug in the function
+        return None
+    name = f"`{error.name}`" if getattr(error, "name", None) else "a name"
+    return (f"your code uses {name}, which the exercise cell does not define ({error}). Keep the exercise cell "
+            f"self-contained: define {name} in it, since the check runs that cell without the notebook's other "
+            "cells.")
+
+
+def self_contained(error: BaseException) -> None:
+    """For a check that reports what the learner's code raised: a NameError gets `undefined`'s hint instead of
+    the check's own advice (catching it, say, would not help)."""
+    hint = undefined(error)
+    if hint:
+        raise NotYet(hint) from None
 
 
 def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
@@ -199,8 +223,11 @@ def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None =
         if ex is not None:
             exec(compile(ex.given, f"<imports for {id}>", "exec"), namespace)
     if ex is not None:
+        filename = f"<exercise {id}>"
+        # As IPython does for a cell: inspect.getsource (show.source) finds the cell's functions in linecache.
+        linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
         try:
-            exec(compile(source, f"<exercise {id}>", "exec"), namespace)
+            exec(compile(source, filename, "exec"), namespace)
         except NameError as e:
             return namespace, Verdict(id, False, f"the cell uses `{e.name}`, which only the notebook defines: "
                                                  "keep the exercise cell self-contained and put test calls in a "
@@ -209,6 +236,20 @@ def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None =
             message = f"the cell does not run: SyntaxError on line {e.lineno}: {e.msg}"
             return namespace, Verdict(id, False, message, stages=(message,))
         except Exception as e:
+            if raised_in(e, inspect.__file__):  # a class's source, say: not even Jupyter has that one
+                return namespace, Verdict(id, False, "inspect cannot read a source the cell asks for when the cell "
+                                                     "is checked on its own, outside the notebook "
+                                                     f"({type(e).__name__}). Move the show.source(...) or "
+                                                     "inspect.getsource(...) call into a cell of its own.",
+                                          failure="inspect")
             message = f"the cell does not run: {type(e).__name__}: {e}"
             return namespace, Verdict(id, False, message, stages=(message,), failure=type(e).__name__)
     return namespace, None
+
+
+def raised_in(error: BaseException, filename: str) -> bool:
+    """Whether `error` was raised by code in `filename`."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename == filename

@@ -10,6 +10,8 @@ import re
 from course.exercises import NotYet, exercise
 from course.exercises.lesson1.cases import shop_tools
 from course.exercises.lesson1.given import GIVEN_BAD_CALLS
+from course.exercises.plain import plain
+from course.exercises.registry import self_contained
 
 
 @exercise("l1-bad-calls", lesson=1, given=GIVEN_BAD_CALLS)
@@ -22,10 +24,11 @@ def check_bad_calls(execute):
     def reply(name: str, arguments: str, what: str) -> str:
         before = dict(tools)
         try:
-            text = execute(tools, name, arguments)
+            text = plain(execute(tools, name, arguments))
         except NotImplementedError:
             raise
         except Exception as e:  # noqa: BLE001 - a crash is what the hint is about
+            self_contained(e)
             raise NotYet(f"for {what}, execute raised {type(e).__name__} instead of answering: catch it and "
                          "return an error text the model can act on.") from None
         if tools != before:

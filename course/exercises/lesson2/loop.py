@@ -13,6 +13,7 @@ from course.exercises import NotYet, exercise
 from course.exercises.api_hints import rejected
 from course.exercises.lesson2.cases import Recorder, made_up_tools, reference_run, stepper
 from course.exercises.lesson2.given import GIVEN_LOOP
+from course.exercises.plain import plain, same
 
 
 def _loop(run_loop, script, limits, *, salt: str):
@@ -20,7 +21,7 @@ def _loop(run_loop, script, limits, *, salt: str):
     from course.backend import MODEL
     from course.scripted import ScriptedModel
 
-    tools, execute = script["tools"], Recorder(salt)
+    tools, execute = copy.deepcopy(script["tools"]), Recorder(salt)  # the learner's to change: the check's stay
     messages = _question(salt)
     before = copy.deepcopy(messages)
     rule = stepper(tools, script["steps"], script["answer"], salt, script.get("parallel", False))
@@ -33,10 +34,10 @@ def _loop(run_loop, script, limits, *, salt: str):
 
     fake = ScriptedModel(guarded)
     try:
-        out = run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits)
+        out = plain(run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits))
     except openai.BadRequestError as e:
         raise rejected(e) from None
-    if messages != before:
+    if not same(messages, before):
         raise NotYet("your loop changed the `messages` list it was given: copy it first "
                      "(messages = list(messages)), so the caller's conversation stays as it was.")
     if not (isinstance(out, tuple | list) and len(out) == 3):
@@ -79,7 +80,7 @@ def check_agent_loop(run_loop):
     if len(requests) > 1:
         raise NotYet("the model answered in text at once, but your loop sent another request: when the message "
                      "has no tool_calls, return (message.content, 'done', tokens).")
-    if (got, reason) != (answer, "done"):
+    if not same((got, reason), (answer, "done")):
         raise NotYet(f"when the model answers, return (its text, 'done', tokens); got {(got, reason)!r:.120}.")
 
     # A few tool steps, one of them with two calls at once, then the answer.
@@ -92,18 +93,18 @@ def check_agent_loop(run_loop):
         if len(requests) < len(want_requests):
             raise NotYet("a model that makes a few tool steps and then answers was stopped early: with fewer "
                          "tool steps than max_steps done, go on. Count a tool step when a response has tool calls.")
-        if (got, reason) != (answer, "done"):
+        if not same((got, reason), (answer, "done")):
             raise NotYet(f"after its tool steps the model answered; return (its text, 'done', tokens), got "
                          f"{(got, reason)!r:.120}.")
         asked = [(c["function"]["name"], c["function"]["arguments"])
                  for m in want_requests[-1]["messages"] for c in m.get("tool_calls") or []]
-        if ran != asked:
+        if not same(ran, asked):
             raise NotYet("run every call the model asks for, once, with execute(call.function.name, "
                          "call.function.arguments).")
         sent = [m["content"] for m in requests[-1]["messages"] if m.get("role") == "tool"]
         if sent != [m["content"] for m in want_requests[-1]["messages"] if m.get("role") == "tool"]:
             raise NotYet("a tool message's content should be what execute returned for that call.")
-        if tokens != want_tokens:
+        if not same(tokens, want_tokens):
             raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
                          f"response of the run (got {tokens!r}).")
 
@@ -118,7 +119,7 @@ def check_agent_loop(run_loop):
         if len(requests) < max_steps:
             raise NotYet("with a model that never stops calling tools, your loop stopped early, before it had made "
                          "max_steps tool steps. Count one tool step per response with tool calls, from 0.")
-        if reason != "max_steps" or got is not None:
+        if not same(reason, "max_steps") or got is not None:
             raise NotYet(f"when the step limit stops the run, return (None, 'max_steps', tokens); got "
                          f"{(got, reason)!r:.80}.")
 
@@ -139,16 +140,16 @@ def check_agent_loop(run_loop):
             raise NotYet("with a token budget, your loop stopped while the budget still had room. Estimate the "
                          "next request with prompt_estimate(messages, tools) + limits.reply_tokens, on the "
                          "conversation you are about to send, and count tokens from response.usage.total_tokens.")
-        if reason != "max_tokens" or got is not None:
+        if not same(reason, "max_tokens") or got is not None:
             raise NotYet(f"when the budget stops the run, return (None, 'max_tokens', tokens); got "
                          f"{(got, reason)!r:.80}.")
-        if tokens != want_tokens:
+        if not same(tokens, want_tokens):
             raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
                          "response of the run.")
 
     # A clock that has already run out.
     (got, reason, _), requests, _ = _loop(run_loop, restless, Limits(max_steps=9, max_seconds=1e-9), salt=salt)
-    if requests or reason != "max_seconds":
+    if requests or not same(reason, "max_seconds"):
         raise NotYet("with max_seconds, pass the time since the start (time.perf_counter() - start) as "
                      "limit_reached's `elapsed`: a run whose time is up must stop with 'max_seconds'.")
     return "Answers, tool steps, parallel calls, the step limit, the budget and the clock all behave."

@@ -10,6 +10,7 @@ from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson2.cases import Recorder, calls_for, email_variants, made_up_tools
 from course.exercises.lesson2.given import GIVEN_KEY, GIVEN_SKIP
+from course.exercises.plain import plain, same
 
 
 # -- l2-repeat-key ------------------------------------------------------------------------------
@@ -118,7 +119,7 @@ def check_skip_repeats(answer_calls):
     def step(specs, what):
         calls = calls_for(rng, specs)
         before = set(seen)
-        out = answer_calls(calls, execute, seen, loose_key)
+        out = plain(answer_calls(calls, execute, seen, loose_key))
         if not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
             raise NotYet(f"answer_calls should return a list of tool messages (dicts); got {out!r:.100}.")
         if len(out) != len(calls):
@@ -126,7 +127,7 @@ def check_skip_repeats(answer_calls):
                          "needs its tool message, a repeat too (the API requires one per tool_call_id): for a "
                          "repeat, a note instead of the result.")
         for m, tc in zip(out, calls, strict=True):
-            if m.get("role") != "tool" or m.get("tool_call_id") != tc.id:
+            if not same((m.get("role"), m.get("tool_call_id")), ("tool", tc.id)):
                 raise NotYet(f"for {what}, the messages should be {{'role': 'tool', 'tool_call_id': call.id, "
                              "'content': ...}, one per call, in the order of the calls.")
             if not isinstance(m.get("content"), str):
@@ -137,14 +138,14 @@ def check_skip_repeats(answer_calls):
     calls, out, before = step([(a, first), (b, json.dumps({"q": word})), (a, json.dumps({"q": shouted}))],
                               "a step that asks for the same call twice")
     runs = [n for n, _ in execute.calls]
-    if runs.count(a) == 0:
+    if not any(same(n, a) for n in runs):
         raise NotYet("a call the run has not seen before was not run. Check `seen` before you add the call's key "
                      "to it, and run the call when its key was not there.")
-    if runs.count(a) > 1:
+    if sum(same(n, a) for n in runs) > 1:
         raise NotYet("a call was run twice in one step although its key is the same as an earlier call's. Use "
                      "repeat_key(name, arguments), not the raw text, and add each key to `seen` as soon as the "
                      "call has run, so a repeat later in the same step is caught.")
-    if execute.calls[:2] != [(a, first), (b, json.dumps({"q": word}))]:
+    if not same(execute.calls[:2], [(a, first), (b, json.dumps({"q": word}))]):
         raise NotYet("run each new call with execute(call.function.name, call.function.arguments), in order.")
     note = out[2]["content"]
     if "not run" not in note.lower() or a not in note:
@@ -160,7 +161,7 @@ def check_skip_repeats(answer_calls):
     count = len(execute.calls)
     calls, out, _ = step([(b, json.dumps({"q": word.upper()})), (c, json.dumps({"q": word}))],
                          "a step after it")
-    if len(execute.calls) - count != 1 or execute.calls[-1][0] != c:
+    if len(execute.calls) - count != 1 or not same(execute.calls[-1][0], c):
         raise NotYet("a call already run in an earlier step ran again: keep the keys in the `seen` set you were "
                      "given (do not start a new one), so they last from one step to the next.")
     if len(seen) != 3:

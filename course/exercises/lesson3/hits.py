@@ -11,6 +11,7 @@ import numpy as np
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import QuestionSet, hit_rate, question_set
 from course.exercises.lesson3.given import GIVEN_BEST_PER_DOC, GIVEN_HIT_AT_K
+from course.exercises.plain import plain, rebuilt, same
 from course.search import Hit, Section
 
 
@@ -47,10 +48,11 @@ HIT_HINTS = {
 
 
 def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
-    kept = copy.deepcopy(qs.questions)
-    search = _Search(qs)
-    got = hit_at_k(search, qs.questions, qs.k)
-    if qs.questions != kept:
+    # The learner's to change: the right answer comes from the check's own. (Copied as data: deepcopy would cache
+    # __slotnames__ on the class, which grading takes for code that changed the course.)
+    search = _Search(QuestionSet(copy.deepcopy(qs.questions), {q: list(h) for q, h in qs.ranked.items()}, qs.k))
+    got = hit_at_k(search, search.qs.questions, qs.k)
+    if not same(search.qs.questions, qs.questions):
         raise NotYet("hit_at_k changed the questions it was given: only read them (a question set is reused for "
                      "every method you compare).")
     if isinstance(got, bool) or not isinstance(got, int | float | np.number):
@@ -112,11 +114,13 @@ def returned_hits(got, name: str) -> list[Hit]:
         raise NotYet(f"{name} returns None: return the list of hits.")
     if not isinstance(got, list):
         raise NotYet(f"{name} returns a {type(got).__name__}, not a list: build a list of hits.")
-    wrong = [h for h in got if not isinstance(h, Hit)]
+    hits = plain(got)  # a list, whatever list subclass it was
+    wrong = [h for h in hits if not isinstance(h, Hit)]
     if wrong:
         raise NotYet(f"return the Hit objects that index.search gave you, unchanged (found a "
                      f"{type(wrong[0]).__name__} in the list).")
-    return got
+    # Made again from their fields: a Hit subclass's own __eq__ does not decide what the check compares.
+    return [rebuilt(h, Hit, "a hit", "Return the Hit objects that index.search gave you, unchanged.") for h in hits]
 
 
 @exercise("l3-best-per-doc", lesson=3, given=GIVEN_BEST_PER_DOC)
@@ -125,7 +129,7 @@ def check_best_per_doc(best_sections):
     for k in (1, 2, 3, rng.randint(4, 5)):
         ranked = ranked_hits(rng, k)
         query = f"question {rng.randint(1, 999)}"
-        index = StubIndex(ranked)
+        index = StubIndex(list(ranked))  # the learner's to change: the right answer comes from the check's
         got = returned_hits(best_sections(index, query, k=k), "best_sections")
         if not index.asked:
             raise NotYet("call index.search(query, some_k) to get the ranked hits first.")

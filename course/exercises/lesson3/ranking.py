@@ -5,6 +5,7 @@ vectors of different lengths (so a raw dot product gives itself away)."""
 from __future__ import annotations
 
 import json
+import operator
 import random
 
 import numpy as np
@@ -12,6 +13,7 @@ import numpy as np
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import WordCounts, as_indices, corpus, spread, unit
 from course.exercises.lesson3.given import GIVEN_RANK, GIVEN_SEARCH_DOCS
+from course.exercises.plain import plain
 
 
 # -- l3-rank ------------------------------------------------------------------------------------
@@ -63,7 +65,8 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
     embed.calls.clear()
     kept_vectors, kept_sections = vectors.copy(), list(sections)
     got = search_docs(query, sections, vectors, embed, k)
-    if not (np.array_equal(vectors, kept_vectors) and sections == kept_sections):
+    same_sections = len(sections) == len(kept_sections) and all(map(operator.is_, sections, kept_sections))
+    if not (np.array_equal(vectors, kept_vectors) and same_sections):
         raise NotYet("search_docs changed the sections or vectors it was given (normalising in place?): make new "
                      "arrays instead, the index reuses these for every search.")
     if any(len(texts) != 1 for texts in embed.calls) or len(embed.calls) > 1:
@@ -82,6 +85,7 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
     except TypeError as e:
         raise NotYet(f"the hits are not JSON ({e}): a tool result goes to the model as JSON, and json.dumps "
                      "refuses numpy numbers. Make the score a Python float: float(score).") from None
+    got = plain(got)  # JSON as it stands (numpy numbers are not), and from here on compared by value
     q = embed([query])[0]
     cosine, dots = unit(vectors) @ unit(q), vectors @ q
     best = np.argsort(-cosine)[:k]

@@ -9,6 +9,7 @@ import random
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import flat, make_doc
 from course.exercises.lesson3.given import GIVEN_SECTIONS
+from course.exercises.plain import rebuilt
 
 SECTION_HINTS = {
     "intro": ("the text before the first `## ` heading was lost: it becomes a section of its own, with the "
@@ -42,7 +43,8 @@ def _sections_of(split_sections, doc) -> list:
     if wrong:
         raise NotYet(f"the list holds a {type(wrong[0]).__name__}: make each section with "
                      "Section(doc, title, heading, text).")
-    return got
+    return [rebuilt(s, Section, "a section", "Make each section with Section(doc, title, heading, text), four "
+                                             "strings.") for s in got]
 
 
 def _compare_sections(got: list, doc) -> None:
