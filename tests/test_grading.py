@@ -123,7 +123,10 @@ def test_with_two_runs_at_once_only_the_one_that_changed_the_repo_course_is_void
 
 
 @pytest.mark.parametrize("reach", ["f = inspect.currentframe()", "loc = frame.f_back.f_locals",
-                                   "os.kill(os.getpid(), 9)", "os.write(3, line)", "exec(bytes.fromhex(h))"])
+                                   "os.kill(os.getpid(), 9)", "os.write(3, line)", "exec(bytes.fromhex(h))",
+                                   "sys.addaudithook(hook)", "for frame in inspect.stack(0):",
+                                   "from course import exercises as ex", "json._default_encoder.encode = f",
+                                   'setattr(os, "wri" + "te", f)', "os.setsid()", "os.getppid()"])
 def test_code_that_reaches_the_graders_process_is_flagged_for_the_mentor(reach):
     from course.grading.runner import SUSPICIOUS
 

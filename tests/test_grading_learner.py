@@ -3,6 +3,11 @@ exercise does (crash, loop, tamper, forge) is pinned on it alone (course/grading
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from course.exercises import REGISTRY, load_all
@@ -12,6 +17,7 @@ from course.grading.sandbox import ROOT, Limits, Sandbox, bwrap_works
 IDS = ["l4-refund-limit", "l4-policy", "l4-guard"]
 RIGHT = {id: (ROOT / "solutions" / f"{id}.py").read_text() for id in IDS}
 
+WRONG_REFUND = "def refund_limit(name, arguments):\n    return 'allow'\n"
 WRONG = {"l4-policy": "def decide(name, arguments, risks, allowlist=None, rules=()):\n    return 'allow'\n",
          "l4-guard": "def guard(execute, policy, approver):\n    return execute\n"}
 
@@ -144,3 +150,56 @@ def test_verdicts_forged_for_every_exercise_give_no_pass(mode):
     assert "inherited EBADF" in results[0].output or "inherited OSError" in results[0].output, results[0].output
     if mode == "bwrap":  # no capability left to open another process's files through /proc
         assert "proc PermissionError" in results[0].output, results[0].output
+
+
+# Change what writes the verdict after the check: the json encoder's instance, or `os.write`.
+REWRITES = {
+    "json encoder": """import json
+_e = json._default_encoder; _o = _e.encode
+_e.encode = lambda o: _o({**o, "passed": True, "tampered": []} if isinstance(o, dict) and "passed" in o else o)
+""",
+    "os.write": """import os
+_w = os.write
+os.write = lambda fd, d: _w(fd, d.replace(b'"passed": false', b'"passed": true').replace(b"(False,", b"(True,"))
+"""}
+
+
+@pytest.mark.parametrize("rewrite", REWRITES.values(), ids=REWRITES.keys())
+def test_a_cell_that_patches_what_writes_its_verdict_gets_no_pass(sandbox, rewrite):
+    (refund,) = check(sandbox, {"l4-refund-limit": WRONG_REFUND + rewrite})
+    assert not refund.passed and "should give 'ask'" in refund.message, refund.message
+
+
+def test_a_cell_that_raises_system_exit_is_told_so(sandbox):
+    (guard,) = check(sandbox, {"l4-guard": RIGHT["l4-guard"] + "raise SystemExit(0)\n"})
+    assert not guard.passed and "raised SystemExit(0)" in guard.message, guard.message
+
+
+# Kills the sandbox's supervisor, leaves its session and empties its environment: only the command line's
+# own reaping can still find it.
+ESCAPES = """import os, signal
+supervisor = int(open(f"/proc/{os.getppid()}/stat").read().rsplit(")", 1)[1].split()[1])
+if os.fork() == 0:
+    os.setsid()
+    os.kill(supervisor, signal.SIGKILL)
+    os.execve("/bin/sleep", ["sleep", "4712"], {})
+import time
+time.sleep(1)  # the grader sees its supervisor die, and sweeps the sandbox, while this cell still runs
+"""
+
+
+def test_a_process_that_kills_its_supervisor_does_not_outlive_grading_nor_cost_the_other_exercises(tmp_path):
+    import nbformat
+
+    nb = nbformat.read(ROOT / "notebooks" / "04_permissions.ipynb", as_version=4)
+    for cell in nb.cells:
+        for id in IDS:
+            if cell.source.startswith(f"# EXERCISE {id}"):
+                cell.source = RIGHT[id] + (ESCAPES if id == "l4-refund-limit" else "")
+    nbformat.write(nb, tmp_path / "escapes.ipynb")
+    done = subprocess.run([sys.executable, "-m", "course.grading", str(tmp_path / "escapes.ipynb"), "--sandbox",
+                           "process", "--timeout", "10", "--out", str(tmp_path / "out")], cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300)
+    assert "❌ l4-refund-limit ⚠ read the code ✅ l4-policy ✅ l4-guard" in done.stdout, done.stdout + done.stderr
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if p.read_bytes().split(b"\0")[:2] == [b"sleep", b"4712"]]
+    assert left == []

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
               "report folder are skipped).")
         return 2
     try:
-        sandbox = Sandbox(args.sandbox, Limits(wall_seconds=args.timeout))
+        sandbox = Sandbox(args.sandbox, Limits(wall_seconds=args.timeout), reap_orphans=True)
     except SandboxError as e:
         print(e)
         return 2

@@ -32,10 +32,10 @@ def children() -> list[int]:
     return found
 
 
-def end_children() -> None:
-    """Kill every child of this process, and the orphans each kill hands over to us, until none is left."""
+def end_children(keep: frozenset[int] = frozenset()) -> None:
+    """Kill every child of this process but `keep`, and the orphans each kill hands over to us, until none is left."""
     for _ in range(50):  # each round, the orphans of what we killed become our children
-        left = children() if Path("/proc").is_dir() else []
+        left = [pid for pid in children() if pid not in keep] if Path("/proc").is_dir() else []
         if not left:
             return
         for pid in left:

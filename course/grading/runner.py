@@ -31,7 +31,9 @@ SUSPICIOUS = re.compile(r"REGISTRY|run_check|check_source|course\.exercises|cour
                         r"gc\.get_objects|sys\.modules|__code__|builtins|os\._exit|/proc/|\benviron\b|getenv|"
                         r"currentframe|\bf_back\b|\bf_locals\b|\bf_globals\b|\btb_frame\b|\bstack\(\)|"
                         r"\bos\.(?:kill|killpg|write|dup2?|fdopen|fork)\b|/dev/fd|\bsignal\b|\bnonce\b|"
-                        r"\b(?:exec|eval|compile|__import__)\(|importlib")
+                        r"\b(?:exec|eval|compile|__import__)\(|importlib|addaudithook|\bstack\(|\bregistry\b|"
+                        r"from course import|_default_encoder|setattr\(\s*(?:os|json|sys|builtins|inspect)\b|"
+                        r"\bsetsid\b|getppid|\bexecv|\bf_loc|\bgetattr\([^)]*[\"'][^\"']*[\"']\s*\+")
 
 
 @dataclass
@@ -239,13 +241,12 @@ def check_all(sandbox: Sandbox, items: list[tuple[Result, dict]]) -> None:
         return
     while items:
         answer = trusted(sandbox.run([job for _, job in items]))
-        if answer.get("problem") or len(items) == 1:
-            for index, (result, _) in enumerate(items):
-                settle(result, answer, index, sandbox)
+        if len(items) == 1:
+            settle(items[0][0], answer, 0, sandbox)
             return
-        if answer.get("tampered"):
-            # A file of the course changed (or the channel was written by another): which exercise did it
-            # is known only from runs of their own.
+        if answer.get("problem") or answer.get("tampered"):
+            # The sandbox failed (its supervisor killed, say), a file of the course changed, or the channel was
+            # written by another: which exercise did it is known only from runs of their own.
             for result, job in items:
                 settle(result, trusted(sandbox.run([job])), 0, sandbox)
             return

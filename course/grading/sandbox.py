@@ -33,6 +33,7 @@ from pathlib import Path
 
 from course import offline
 from course.errors import SandboxError
+from course.grading.reaping import become_subreaper, end_children
 from course.paths import WORK
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,8 +99,15 @@ def learner_env(home: Path, course: Path, mark: str) -> dict[str, str]:
 class Sandbox:
     """A pristine copy of the course, taken once before any learner code runs, and the runs that use it."""
 
-    def __init__(self, mode: str = "auto", limits: Limits = Limits(), python: str = sys.executable):
+    def __init__(self, mode: str = "auto", limits: Limits = Limits(), python: str = sys.executable,
+                 reap_orphans: bool = False):
         self.mode, self.limits, self.python = choose_mode(mode), limits, python
+        # The command line's process has no children but the supervisors: as their subreaper it kills what a
+        # learner left running after killing its supervisor (a process sandbox's escape; bubblewrap's PID
+        # namespace ends those itself). Not for a process with children of its own, like a test runner.
+        self.reap_orphans, self.supervisors = reap_orphans, set[int]()
+        if reap_orphans:
+            become_subreaper()
         self.base = Path(tempfile.mkdtemp(prefix="course-grading-"))
         self.pristine = self.base / "pristine"
         for name in COPIED:
@@ -191,8 +199,10 @@ class Sandbox:
     def supervise(self, command: list[str], env: dict, cwd: Path, job: dict) -> dict:
         # The supervisor enforces the limit per exercise; this is if it cannot.
         backstop = self.limits.wall_seconds * len(job["exercises"]) + 20
-        child = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, start_new_session=True)
+        with self.state:  # no reaping between the start and the registration
+            child = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+            self.supervisors.add(child.pid)
         try:
             out, err = child.communicate(json.dumps(job).encode(), timeout=backstop)
         except subprocess.TimeoutExpired:
@@ -202,6 +212,10 @@ class Sandbox:
         finally:
             kill_group(child.pid)
             sweep(env[MARK])
+            with self.state:
+                self.supervisors.discard(child.pid)
+                if self.reap_orphans:
+                    end_children(keep=frozenset(self.supervisors))
         try:
             result = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
         except (ValueError, IndexError):
