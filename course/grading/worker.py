@@ -40,11 +40,12 @@ def redirect_output(path: str) -> None:
 
 def check_cell(registry, exercise, item: dict, start: dict, course: str) -> dict:
     """Run the lesson's imports, the learner's cell and the check; the verdict, void if the cell changed
-    what the verdict depends on (since the worker started, or while the cell ran)."""
+    what the verdict depends on. `start` is the worker's fingerprint: this process is a fork of it, and the
+    lesson's imports change nothing it watches, so one comparison covers the whole cell."""
     id = exercise.id
     Verdict, judge, run_cell = registry.Verdict, registry.judge, registry.run_cell
     namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
-    before, builtin, saved = fingerprint(), vars(builtins), dict(vars(builtins))
+    builtin, saved = vars(builtins), dict(vars(builtins))
     try:
         namespace, failed = run_cell(exercise, id, item["source"], namespace)
         verdict = failed or judge(exercise, namespace)
@@ -58,7 +59,7 @@ def check_cell(registry, exercise, item: dict, start: dict, course: str) -> dict
     builtin.clear()
     builtin.update(saved)
     sys.stdout.flush()
-    tampered = sorted({*patched, *changes(before, course), *changes(start, course)})
+    tampered = sorted({*patched, *changes(start, course)})
     if tampered:
         verdict = Verdict(id, False, "the code changed the grader or the course while it was checked ("
                           + ", ".join(tampered[:5]) + "): no pass.")
@@ -102,20 +103,23 @@ def in_child(run, channel: int, output: str, wall: float) -> dict:
     end_children()  # what the cell left running: detached, it was handed over to us (a subreaper)
     code = os.waitstatus_to_exitcode(status)
     lines = [line for line in data.split(b"\n") if line.strip()]
-    verdict = None
-    if len(lines) == 1:
-        try:
-            passed, message, tampered = ast.literal_eval(lines[0].decode("utf-8", "replace"))
-            verdict = {"passed": passed, "message": message, "tampered": tampered}
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            pass
-    ok = isinstance(verdict, dict) and isinstance(verdict.get("passed"), bool) and isinstance(
-        verdict.get("message"), str) and isinstance(verdict.get("tampered"), list)
+    verdict = parsed(lines[0]) if len(lines) == 1 else None
     # The child writes one verdict and exits 0 at once. Anything else on its pipe (a second verdict, one
     # followed by a kill or another exit code, garbage) is the learner's code writing: void.
-    forged = bool(lines) and not timed_out and (not ok or code != 0)
-    return {"verdict": verdict if ok and not forged and not timed_out else None, "exit": code,
-            "timed_out": timed_out, "forged": forged}
+    forged = bool(lines) and not timed_out and (verdict is None or code != 0)
+    return {"verdict": None if forged or timed_out else verdict, "exit": code, "timed_out": timed_out,
+            "forged": forged}
+
+
+def parsed(line: bytes) -> dict | None:
+    """The verdict a child wrote (see in_child), or None if the line is not one."""
+    try:
+        passed, message, tampered = ast.literal_eval(line.decode("utf-8", "replace"))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if not (isinstance(passed, bool) and isinstance(message, str) and isinstance(tampered, list)):
+        return None
+    return {"passed": passed, "message": message, "tampered": tampered}
 
 
 def main() -> None:
