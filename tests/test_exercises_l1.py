@@ -299,3 +299,8 @@ def test_bad_calls_refuses_an_execute_that_only_looks_right(source, hint):
 ], ids=["tool-definition", "refund-params", "tool-message", "round-trip", "bad-calls"])
 def test_lesson_1_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)
+
+
+def test_round_trip_stops_an_ask_that_never_returns_the_models_answer():
+    keeps_asking = round_trip(answer="ask(client, model, question, toolbox)")  # asks again instead of answering
+    fails_with("l1-round-trip", keeps_asking, "ask() sent 5 requests for one question")

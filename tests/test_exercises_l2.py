@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, lying, passes
+from exercise_checks import fails_with, lying, passes, solution
 
 
 # -- l2-limit-reached ----------------------------------------------------------------------------
@@ -346,3 +346,8 @@ def test_finish_refuses_a_finish_that_only_looks_right(source, hint):
 ], ids=["limit-reached", "agent-loop", "skip-repeats", "finish"])
 def test_lesson_2_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)
+
+
+def test_agent_loop_stops_a_loop_that_never_checks_its_limits():
+    endless = solution("l2-agent-loop").replace("if stop:", "if False:")
+    fails_with("l2-agent-loop", endless, "your loop sent over 40 requests")

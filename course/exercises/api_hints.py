@@ -1,4 +1,5 @@
-"""What a 400 from the (scripted) API says about the learner's request, as a hint (lessons 1 and 2)."""
+"""What a 400 from the (scripted) API says about the learner's request, as a hint; and a scripted model that
+stops a learner's code that keeps asking (lessons 1 and 2)."""
 
 from __future__ import annotations
 
@@ -27,3 +28,17 @@ def rejected(e: openai.BadRequestError) -> NotYet:
         return NotYet(f"the API refused a request (HTTP 400: {detail:.120}): look at what your request sends.")
     # "because" keeps what is wrong in the first stage of the hint (course/exercises/hints.py)
     return NotYet(f"the API refused a request (HTTP 400) because {hint}")
+
+
+def capped(answer, most: int, hint: str):
+    """A `ScriptedModel` that answers with `answer(body)`, and stops the learner's code with `hint` when it sends
+    more than `most` requests (a loop that never ends would otherwise hang the check)."""
+    from course.scripted import ScriptedModel
+
+    def model(body: dict):
+        if len(fake.requests) > most:
+            raise NotYet(hint)
+        return answer(body)
+
+    fake = ScriptedModel(model)
+    return fake

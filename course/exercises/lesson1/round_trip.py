@@ -7,7 +7,7 @@ import json
 import random
 
 from course.exercises import NotYet, exercise
-from course.exercises.api_hints import rejected
+from course.exercises.api_hints import capped, rejected
 from course.exercises.lesson1.cases import ToolsOnly, insisting, message_tools, tool_call
 from course.exercises.lesson1.given import GIVEN_MESSAGE, GIVEN_ROUND_TRIP
 from course.exercises.plain import plain, same
@@ -55,16 +55,10 @@ def _ask(ask, question: str):
     import openai
 
     from course.backend import MODEL
-    from course.scripted import ScriptedModel
     from course.stories.lesson1 import order_status
 
-    def model(body: dict):
-        if len(fake.requests) > 4:
-            raise NotYet("ask() sent 5 requests for one question: after the tool results, the model answers "
-                         "in text; return that answer.")
-        return order_status(body)
-
-    fake = ScriptedModel(model)
+    fake = capped(order_status, 4, "ask() sent 5 requests for one question: after the tool results, the model "
+                                   "answers in text; return that answer.")
     try:
         answer = plain(ask(fake.client(max_retries=0), MODEL, question, ToolsOnly()))
     except openai.BadRequestError as e:

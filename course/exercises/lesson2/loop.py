@@ -10,7 +10,7 @@ import random
 import openai
 
 from course.exercises import NotYet, exercise
-from course.exercises.api_hints import rejected
+from course.exercises.api_hints import capped, rejected
 from course.exercises.lesson2.cases import Recorder, made_up_tools, reference_run, stepper
 from course.exercises.lesson2.given import GIVEN_LOOP
 from course.exercises.plain import plain, same
@@ -19,20 +19,14 @@ from course.exercises.plain import plain, same
 def _loop(run_loop, script, limits, *, salt: str):
     """Run the learner's loop on a scripted model; what it returned, the requests it sent, the calls it ran."""
     from course.backend import MODEL
-    from course.scripted import ScriptedModel
 
     tools, execute = copy.deepcopy(script["tools"]), Recorder(salt)  # the learner's to change: the check's stay
     messages = _question(salt)
     before = copy.deepcopy(messages)
     rule = stepper(tools, script["steps"], script["answer"], salt, script.get("parallel", False))
 
-    def guarded(body: dict):
-        if len(fake.requests) > 40:
-            raise NotYet("your loop sent over 40 requests to a model that never stops calling tools: check the "
-                         "limits before every request (limit_reached) and stop when one is reached.")
-        return rule(body)
-
-    fake = ScriptedModel(guarded)
+    fake = capped(rule, 40, "your loop sent over 40 requests to a model that never stops calling tools: check "
+                            "the limits before every request (limit_reached) and stop when one is reached.")
     try:
         out = plain(run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits))
     except openai.BadRequestError as e:
