@@ -288,3 +288,12 @@ def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_pat
     names = {(a, b) for a, b, _ in pairs}
     assert ("Anna l4-guard", "Ben l4-guard") in names and ("Anna l4-guard", "solutions/l4-guard.py") in names
     assert not any("Cleo" in a + b for a, b in names)
+
+
+def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running():
+    leaves = "import subprocess\nsubprocess.Popen(['sleep', '4713'], start_new_session=True)\n" + RIGHT
+    with Sandbox("process", SandboxLimits(wall_seconds=15)) as sandbox:
+        right, wrong = run(sandbox, leaves, WRONG)
+    assert right["passed"] and not wrong["passed"], (right, wrong)
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if p.read_bytes().split(b"\0")[:2] == [b"sleep", b"4713"]]
+    assert left == []
