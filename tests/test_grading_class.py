@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.test_grading import require_bwrap
+from tests.test_grading import FLOOD, MEMORY, require_bwrap
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "04_permissions.ipynb"
@@ -43,6 +43,9 @@ FORGERIES = {
     "os._exit and write": "from os import _exit, write\nwrite(3, repr((True, 'forged')).encode() + b'\\n')\n_exit(0)\n",
     "base64 and python -c": "import base64, subprocess, sys\ncode = base64.b64decode(b'cHJpbnQoMSk=')\n"
                             "subprocess.run([sys.executable, '-c', code])\n",
+    # From inside bubblewrap, with no trick in the code: the grader's memory, its pipes, its signals.
+    "supervisor memory": MEMORY,
+    "pipe flood": FLOOD,
 }
 
 

@@ -46,7 +46,7 @@ class SandboxLimits:
     wall_seconds: float = 30.0  # per exercise: an endless loop becomes a verdict
     cpu_seconds: int = 60  # per process
     memory_mb: int = 4096  # address space per process; torch and the MCP SDK map a lot without using it
-    processes: int = 64  # per system user (nobody): the whole sandbox tree, all sandboxes at once
+    processes: int = 256  # processes and threads of the system user nobody: every sandbox's tree at once
     file_mb: int = 64  # per file, including what the code prints
     tmp_mb: int = 256  # the private tmpfs: everything the sandbox writes, together
     output_chars: int = 4000  # what a report shows of the printed output
