@@ -297,3 +297,14 @@ def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running():
     assert right["passed"] and not wrong["passed"], (right, wrong)
     left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if p.read_bytes().split(b"\0")[:2] == [b"sleep", b"4713"]]
     assert left == []
+
+
+def test_the_rule_never_imports_a_module_a_learner_named(monkeypatch):
+    imported = []
+    import importlib
+
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module", lambda name, *a: imported.append(name) or real(name, *a))
+    reasons = review("import antigravity\nantigravity.fly\nimport json\njson.decoder\n", 4)
+    assert any("imports `antigravity`" in r for r in reasons)
+    assert "antigravity" not in imported and "json" in imported
