@@ -308,3 +308,10 @@ def test_the_rule_never_imports_a_module_a_learner_named(monkeypatch):
     reasons = review("import antigravity\nantigravity.fly\nimport json\njson.decoder\n", 4)
     assert any("imports `antigravity`" in r for r in reasons)
     assert "antigravity" not in imported and "json" in imported
+
+
+def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_is_graded():
+    require_bwrap()
+    with Sandbox("bwrap", SandboxLimits(wall_seconds=2)) as sandbox:
+        loop, right = run(sandbox, "while True:\n    pass\n", RIGHT)
+    assert loop["timed_out"] and not loop["passed"] and right["passed"], (loop, right)
