@@ -290,6 +290,17 @@ def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_pat
     assert not any("Cleo" in a + b for a, b in names)
 
 
+def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it():
+    import inspect
+    import textwrap
+
+    from course import permissions
+
+    copied = "# EXERCISE l4-policy\n" + textwrap.dedent(inspect.getsource(permissions.Policy.decide))
+    pairs = report.similar([learner("Dan", Verdict("l4-policy", "pass", "", copied))])
+    assert [(a, b) for a, b, _ in pairs] == [("Dan l4-policy", "course/permissions.py")], pairs
+
+
 def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running():
     leaves = "import subprocess\nsubprocess.Popen(['sleep', '4713'], start_new_session=True)\n" + RIGHT
     with Sandbox("process", SandboxLimits(wall_seconds=15)) as sandbox:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from course.grading.runner import SOLUTIONS, Learner, Verdict
 
+COURSE = SOLUTIONS.parent / "course"
+
 STYLE = """body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
 section{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}td,th{padding:.2rem .5rem;
 border-bottom:1px solid #eee}pre{background:#f6f8fa;padding:.5rem;white-space:pre-wrap;word-break:break-all}
@@ -108,7 +110,8 @@ def index_page(class_: list[Learner], ids: list[str], stems: dict[int, str], fee
 
 
 def similar(class_: list[Learner]) -> list[tuple[str, str, float]]:
-    """Pairs of exercise cells more than SIMILAR alike: between learners, and against solutions/."""
+    """Pairs of exercise cells more than SIMILAR alike: between learners, against solutions/, and against the
+    course's own implementation of the piece (a course module that defines what the check takes)."""
     from copydetect import CodeFingerprint, compare_files  # type: ignore[import-untyped]
 
     def fingerprint(code: str):
@@ -126,13 +129,25 @@ def similar(class_: list[Learner]) -> list[tuple[str, str, float]]:
     for ex_id, cells in by_id.items():
         file = SOLUTIONS / f"{ex_id}.py"
         given = [("solutions/" + file.name, fingerprint(file.read_text(encoding="utf-8")))] if file.is_file() else []
+        given += [(f"course/{m.relative_to(COURSE).as_posix()}", fingerprint(m.read_text(encoding="utf-8")))
+                  for m in implementations(ex_id)]
         for n, (a, fa) in enumerate(cells):
             for b, fb in cells[n + 1:] + given:
                 if fa is not None and fb is not None:
-                    share = min(compare_files(fa, fb)[1])
+                    shares = compare_files(fa, fb)[1]  # against a whole module: how much of the cell is in it
+                    share = shares[0] if b.startswith("course/") else min(shares)
                     if share >= SIMILAR:
                         found.append((f"{a} {ex_id}", f"{b} {ex_id}" if "/" not in b else b, float(share)))
     return found
+
+
+def implementations(ex_id: str) -> list[Path]:
+    from course.exercises import load_all
+
+    registry = load_all()
+    needs = registry[ex_id].needs if ex_id in registry else []
+    return [m for m in sorted(COURSE.rglob("*.py")) if m.relative_to(COURSE).parts[0] not in ("exercises", "grading")
+            and any(f"def {n}(" in m.read_text(encoding="utf-8") for n in needs)]
 
 
 def safe(value) -> str:
