@@ -220,6 +220,7 @@ def test_honest_variants_stay_inside_the_vocabulary(source):
     ("from course.permissions import refund_limit\n", "never imports it"),
     ("import math" + " " * 3000 + "; import os\n", "characters long"),
     ("e = eval('1' '+1')\n", "`eval`"),
+    ("import asyncio\nasyncio.create_subprocess_shell('echo >&3', pass_fds=(3,))\n", "start a program"),
     ("class Always:\n    def __eq__(self, other):\n        return True\n", "`__eq__`"),
 ])
 def test_a_cell_outside_the_vocabulary_is_flagged_with_the_reason_and_the_line(source, why):

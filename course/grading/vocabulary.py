@@ -37,6 +37,8 @@ REACHING = {"exec", "eval", "compile", "__import__", "getattr", "setattr", "dela
 INTERNALS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lasti", "gi_frame", "gi_code",
              "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next", "co_code", "co_consts",
              "co_names", "gi_yieldfrom", "cr_await"}
+RUNS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess", "system", "popen", "fork", "execv",
+        "execve", "spawnv", "CDLL", "cdll", "pythonapi"}  # start programs or reach C, whatever module holds them
 PLAIN_DUNDERS = {"__init__", "__post_init__", "__repr__", "__str__", "__name__", "__call__"}
 
 
@@ -54,7 +56,7 @@ class Vocabulary:
 
 
 def special(name: str) -> bool:
-    return name.startswith("_") or name in REACHING or name in INTERNALS
+    return name.startswith("_") or name in REACHING or name in INTERNALS or name in RUNS
 
 
 def walk_imports(tree: ast.AST):
@@ -143,7 +145,8 @@ def review(source: str, lesson: int) -> list[str]:
     for number, name in words(tree):
         if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
             kind = ("a builtin that reaches code or namespaces" if name in REACHING and name in builtin
-                    else "a frame, code or traceback attribute" if name in INTERNALS else "a dunder or private name")
+                    else "a frame, code or traceback attribute" if name in INTERNALS
+                    else "a way to start a program" if name in RUNS else "a dunder or private name")
             found.append(f"line {number}: `{name}`: {kind}, which this lesson's solutions do not use")
     for node in ast.walk(tree):
         at: int = getattr(node, "lineno", 0)
