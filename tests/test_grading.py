@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from course.grading import report
-from course.grading.runner import Learner, Verdict
+from course.grading.runner import Grade, Learner
 from course.grading.sandbox import ROOT, Sandbox, SandboxError, SandboxLimits, bwrap_problem, learner_env
 from course.grading.vocabulary import review
 
@@ -229,13 +229,13 @@ def test_a_cell_outside_the_vocabulary_is_flagged_with_the_reason_and_the_line(s
 
 
 # -- the reports ---------------------------------------------------------------------------------------
-def learner(name: str, *results: Verdict, **kw) -> Learner:
+def learner(name: str, *results: Grade, **kw) -> Learner:
     return Learner(name, Path(f"{name}.ipynb"), 4, results=list(results), **kw)
 
 
 def test_a_learner_page_shows_reasons_first_the_code_as_it_ran_and_never_run(tmp_path):
     code = "import math" + " " * 150 + "import os\nx = 'a\u200bb'  # ｘ\n"
-    anna = learner("Anna", Verdict("l4-guard", "review", "passed", code, reasons=["line 1: 161 characters long"]),
+    anna = learner("Anna", Grade("l4-guard", "review", "passed", code, reasons=["line 1: 161 characters long"]),
                    never_run=True)
     page = report.write([anna], tmp_path, copies=False)["Anna.ipynb"].read_text()
     assert page.index("line 1: 161 characters long") < page.index("<pre class='code'>")
@@ -244,10 +244,10 @@ def test_a_learner_page_shows_reasons_first_the_code_as_it_ran_and_never_run(tmp
 
 
 def test_class_csv_merges_marks_the_missing_and_defuses_formulas(tmp_path):
-    a = learner("=HYPERLINK(1)", Verdict("l4-guard", "pass", "ok", "x"), Verdict("l4-log", "review", "", "y"))
-    b = learner("Ben", Verdict("l4-guard", "not yet", "no", "x"), Verdict("l4-log", "no cell", ""))
+    a = learner("=HYPERLINK(1)", Grade("l4-guard", "pass", "ok", "x"), Grade("l4-log", "review", "", "y"))
+    b = learner("Ben", Grade("l4-guard", "not yet", "no", "x"), Grade("l4-log", "no cell", ""))
     report.write([a, b], tmp_path, roster=["Ben", "Cleo"], copies=False)
-    report.write([learner("Ben", Verdict("l4-guard", "pass", "ok", "x"), Verdict("l4-log", "pass", "", "z"))],
+    report.write([learner("Ben", Grade("l4-guard", "pass", "ok", "x"), Grade("l4-log", "pass", "", "z"))],
                  tmp_path, copies=False)  # Ben alone, again
     with (tmp_path / "class.csv").open(newline="") as f:
         rows = {r["learner"]: r for r in csv.DictReader(f)}
@@ -260,7 +260,7 @@ def test_class_csv_merges_marks_the_missing_and_defuses_formulas(tmp_path):
 def test_a_mentors_override_and_comment_are_recorded_and_shown(tmp_path):
     from course.grading.cli import main
 
-    report.write([learner("Anna", Verdict("l4-guard", "review", "", "x", reasons=["line 1: `getattr`"]))], tmp_path,
+    report.write([learner("Anna", Grade("l4-guard", "review", "", "x", reasons=["line 1: `getattr`"]))], tmp_path,
                  copies=False)
     assert main(["--out", str(tmp_path), "--learner", "Anna", "--exercise", "l4-guard", "--by", "Mia",
                  "--override", "pass"]) == 2  # an override needs a reason
@@ -275,7 +275,7 @@ def test_a_mentors_override_and_comment_are_recorded_and_shown(tmp_path):
 def test_process_mode_is_labelled_not_sandboxed_in_every_report(tmp_path):
     with Sandbox("process") as sandbox:
         label = sandbox.label
-    report.write([learner("Anna", Verdict("l4-guard", "pass", "", "x"))], tmp_path, label, copies=False)
+    report.write([learner("Anna", Grade("l4-guard", "pass", "", "x"))], tmp_path, label, copies=False)
     for name in ("index.html", "Anna.html", "class.csv", "Anna.json"):
         assert "NOT SANDBOXED" in (tmp_path / name).read_text(), name
 
@@ -283,7 +283,7 @@ def test_process_mode_is_labelled_not_sandboxed_in_every_report(tmp_path):
 def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_path):
     guard = (ROOT / "solutions" / "l4-guard.py").read_text()
     own = "def guard(execute, policy, approver):\n    return execute\n" * 3
-    class_ = [learner(n, Verdict("l4-guard", "pass", "", c)) for n, c in (("Anna", guard), ("Ben", guard),
+    class_ = [learner(n, Grade("l4-guard", "pass", "", c)) for n, c in (("Anna", guard), ("Ben", guard),
                                                                           ("Cleo", own))]
     pairs = report.similar(class_)
     names = {(a, b) for a, b, _ in pairs}
@@ -298,7 +298,7 @@ def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it(
     from course import permissions
 
     copied = "# EXERCISE l4-policy\n" + textwrap.dedent(inspect.getsource(permissions.Policy.decide))
-    pairs = report.similar([learner("Dan", Verdict("l4-policy", "pass", "", copied))])
+    pairs = report.similar([learner("Dan", Grade("l4-policy", "pass", "", copied))])
     assert [(a, b) for a, b, _ in pairs] == [("Dan l4-policy", "course/permissions.py")], pairs
 
 

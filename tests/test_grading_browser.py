@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from course.grading import report
-from course.grading.runner import Learner, Verdict
+from course.grading.runner import Grade, Learner
 from tests.test_browser import CHROMIUM_ARGS, require_browser
 
 
@@ -18,11 +18,11 @@ def test_the_overview_shows_each_learners_statuses_and_reasons_and_links_to_thei
     from playwright.sync_api import expect, sync_playwright
 
     anna = Learner("Anna B", Path("Anna B.ipynb"), 4, results=[
-        Verdict("l4-guard", "pass", "ok", "def guard(): ..."),
-        Verdict("l4-log", "review", "passed", "import os" + " " * 300 + "x = 1",
+        Grade("l4-guard", "pass", "ok", "def guard(): ..."),
+        Grade("l4-log", "review", "passed", "import os" + " " * 300 + "x = 1",
                 reasons=["line 1: 310 characters long (more than 200; the rest is hidden off screen)"])])
-    ben = Learner("Ben", Path("Ben.ipynb"), 4, results=[Verdict("l4-guard", "not yet", "no", "x"),
-                                                        Verdict("l4-log", "no cell", "")])
+    ben = Learner("Ben", Path("Ben.ipynb"), 4, results=[Grade("l4-guard", "not yet", "no", "x"),
+                                                        Grade("l4-log", "no cell", "")])
     cleo = Learner("Cleo", Path("Cleo.txt"), problem="unreadable: not a notebook")
     report.write([anna, ben, cleo], tmp_path, copies=False)
     report.add_feedback(tmp_path, "Anna B", "l4-log", "Mia", comment="please split that line")

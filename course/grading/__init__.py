@@ -5,7 +5,7 @@ exercise), vocabulary.py (what a pass may use), runner.py (a class, `-j N` learn
 (the overview, a page per learner, class.csv, copies, mentor feedback), cli.py (the command line).
 """
 
-from course.grading.runner import Learner, Verdict, grade_class
+from course.grading.runner import Grade, Learner, grade_class
 from course.grading.sandbox import Sandbox, SandboxError, SandboxLimits
 
-__all__ = ["Learner", "Sandbox", "SandboxError", "SandboxLimits", "Verdict", "grade_class"]
+__all__ = ["Grade", "Learner", "Sandbox", "SandboxError", "SandboxLimits", "grade_class"]

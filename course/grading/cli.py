@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from course.grading import report
-from course.grading.runner import Learner, Verdict, grade_class, learners
+from course.grading.runner import Grade, Learner, grade_class, learners
 from course.grading.sandbox import ROOT, Sandbox, SandboxError, SandboxLimits
 
 DESCRIPTION = """Grade learners' notebooks in a bubblewrap sandbox (README, "Grading a class"). A pass counts only
@@ -55,7 +55,7 @@ def reload(out: Path) -> tuple[list[Learner], str]:
         data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict) and "results" in data:
             sandbox = data.pop("sandbox", sandbox)
-            results = [Verdict(**r) for r in data.pop("results")]
+            results = [Grade(**r) for r in data.pop("results")]
             class_.append(Learner(**{**data, "path": Path(data["path"]), "results": results}))
     return class_, sandbox
 

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from course.grading.runner import SOLUTIONS, Learner, Verdict
+from course.grading.runner import SOLUTIONS, Grade, Learner
 
 COURSE = SOLUTIONS.parent / "course"
 
@@ -53,7 +53,7 @@ def shown_code(code: str) -> str:
     return "\n".join(out)
 
 
-def status(r: Verdict, feedback: dict) -> str:
+def status(r: Grade, feedback: dict) -> str:
     return feedback.get(r.id, {}).get("override") or r.status
 
 

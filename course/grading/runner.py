@@ -24,7 +24,7 @@ SOLUTIONS = ROOT / "solutions"
 
 
 @dataclass
-class Verdict:
+class Grade:
     """One exercise of one learner."""
     id: str
     status: str  # "pass", "not yet", "review", "no cell"
@@ -49,7 +49,7 @@ class Learner:
     lesson: int | None = None
     problem: str = ""  # "unreadable: ..." or "another lesson: ...": nothing counts
     never_run: bool = False
-    results: list[Verdict] = field(default_factory=list)
+    results: list[Grade] = field(default_factory=list)
 
     @property
     def passed(self) -> int:
@@ -120,17 +120,17 @@ def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int, starter:
     for ex_id in [i for i in cells if i in ids] + [i for i in ids if i not in cells]:
         copies = cells.get(ex_id)
         if not copies:
-            learner.results.append(Verdict(ex_id, "no cell", f"no cell starting with `# EXERCISE {ex_id}` (deleted, "
+            learner.results.append(Grade(ex_id, "no cell", f"no cell starting with `# EXERCISE {ex_id}` (deleted, "
                                            "or its first line changed?).", starter=starter.get(ex_id, "")))
             continue
-        result = Verdict(ex_id, "not yet", "", copies[-1], starter.get(ex_id, ""), reasons=review(copies[-1], lesson))
+        result = Grade(ex_id, "not yet", "", copies[-1], starter.get(ex_id, ""), reasons=review(copies[-1], lesson))
         if len(copies) > 1:
             result.reasons.insert(0, f"{len(copies)} cells carry the id {ex_id}: the last one is graded, and which "
                                      "one the notebook ran is not known")
         learner.results.append(result)
     for ex_id in cells:
         if ex_id not in ids:
-            learner.results.append(Verdict(ex_id, "not yet", f"unknown exercise id; this lesson's ids: "
+            learner.results.append(Grade(ex_id, "not yet", f"unknown exercise id; this lesson's ids: "
                                                             f"{', '.join(ids)}.", cells[ex_id][-1], scored=False))
 
 
@@ -148,7 +148,7 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
             for ex_id in (i for i in starter if i in REGISTRY):
                 file = SOLUTIONS / f"{ex_id}.py"
                 code = file.read_text(encoding="utf-8") if file.is_file() else None
-                learner.results.append(Verdict(ex_id, "not yet" if code else "no cell", "" if code else
+                learner.results.append(Grade(ex_id, "not yet" if code else "no cell", "" if code else
                                                f"no reference solution: solutions/{ex_id}.py is missing.", code,
                                                reasons=review(code, REGISTRY[ex_id].lesson) if code else []))
             continue
@@ -185,7 +185,7 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
     return class_
 
 
-def settle(result: Verdict, answer: dict, sandbox: Sandbox) -> None:
+def settle(result: Grade, answer: dict, sandbox: Sandbox) -> None:
     limits = sandbox.limits
     result.output, result.output_lines = answer.get("output", ""), answer.get("output_lines", 0)
     result.sandbox_passed = answer.get("passed") is True and "void" not in answer
