@@ -92,7 +92,7 @@ def learner_page(learner: Learner, feedback: dict, sandbox: str, copies: list[tu
 
 
 def index_page(class_: list[Learner], ids: list[str], stems: dict[int, str], feedback: dict, sandbox: str,
-               copies: list[tuple]) -> str:
+               copies: list[tuple], roster: list[str]) -> str:
     head = "".join(f"<th>{html.escape(i)}</th>" for i in ids)
     rows = []
     for learner in class_:
@@ -103,6 +103,9 @@ def index_page(class_: list[Learner], ids: list[str], stems: dict[int, str], fee
         why = "; ".join(f"{r.id}: {w}" for r in learner.results for w in r.reasons) or learner.problem
         rows.append(f"<tr><td><a href='{html.escape(stems[id(learner)])}.html'>{html.escape(learner.name)}</a></td>"
                     f"{cells}<td>{learner.passed}/{learner.total}</td><td class='why'>{html.escape(why)}</td></tr>")
+    graded = {learner.name for learner in class_}
+    rows += [f"<tr class='missing'><td>{html.escape(name)}</td>" + "<td class='no-cell'>missing</td>" * len(ids)
+             + "<td>0</td><td>on the roster, no notebook</td></tr>" for name in roster if name not in graded]
     pairs = "".join(f"<li>{html.escape(a)} ~ {html.escape(b)}: {share:.0%}</li>" for a, b, share in copies)
     body = (f"<table class='overview'><tr><th>learner</th>{head}<th>passed</th><th>review reasons</th></tr>"
             + "".join(rows) + f"</table><h2>Similar code</h2><ul class='copies'>{pairs or '<li>none</li>'}</ul>")
@@ -175,7 +178,8 @@ def write(class_: list[Learner], out: Path, sandbox: str = "bubblewrap sandbox",
         (out / f"{name}.json").write_text(json.dumps({**asdict(learner), "path": str(learner.path),
                                                       "sandbox": sandbox}, ensure_ascii=False, indent=1), "utf-8")
     ids = list(dict.fromkeys(r.id for learner in class_ for r in learner.results if r.scored))
-    (out / "index.html").write_text(index_page(class_, ids, stems, feedback, sandbox, pairs), encoding="utf-8")
+    (out / "index.html").write_text(index_page(class_, ids, stems, feedback, sandbox, pairs, roster or []),
+                                      encoding="utf-8")
     write_csv(class_, out / "class.csv", ids, feedback, sandbox, roster or [])
     return {str(learner.path): out / f"{stems[id(learner)]}.html" for learner in class_}
 
