@@ -56,10 +56,10 @@ bench: $(DEV)
 notebooks: $(DEV)
 	$(PY) -m tools.refresh $(if $(FORCE),--force) $(or $(NB),$(NOTEBOOKS))
 
-# Mentors: grade a notebook or a class folder in a sandbox, e.g. `make grade NB="submissions/lesson 4" ARGS="-j 4"`
-# (options: `.venv/bin/python -m course.grading --help`). Not every exercise passing is a result, not an error:
-# only a bad command line (exit 2) fails the target.
-grade: setup
+# Mentors: grade a notebook or a class folder in bubblewrap, e.g. `make grade NB="submissions/lesson 4" ARGS="-j 4"`
+# (options: `.venv/bin/python -m course.grading --help`; the dev extras bring copydetect). Not every exercise
+# passing is a result, not an error: only a bad command line or no bubblewrap (exit 2) fails the target.
+grade: $(DEV)
 	@$(OFFLINE) course.grading $(if $(NB),"$(NB)",$(NOTEBOOKS)) $(ARGS); status=$$?; [ $$status -le 1 ]
 
 # Lesson 5: the local stub of the web API that course.servers.webapi wraps (Ctrl+C stops it).

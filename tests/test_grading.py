@@ -1,9 +1,11 @@
-"""The sandbox, the verdict's integrity and the reports, piece by piece (the class as a whole:
-test_grading_class.py)."""
+"""The boundary (bubblewrap, the supervisor outside it), the vocabulary rule and the reports, piece by piece
+(a whole class of forgeries: test_grading_class.py)."""
 
 from __future__ import annotations
 
+import csv
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -11,323 +13,317 @@ from pathlib import Path
 import pytest
 
 from course.grading import report
-from course.grading.runner import Learner, Result, exercise_answer, outcome
-from course.grading.sandbox import KEPT, ROOT, Limits, Sandbox, bwrap_works, learner_env
+from course.grading.runner import Grade, Learner
+from course.grading.sandbox import ROOT, Sandbox, SandboxError, SandboxLimits, bwrap_problem, learner_env
+from course.grading.vocabulary import review
 
 RIGHT = (ROOT / "solutions" / "l4-refund-limit.py").read_text()
+WRONG = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
 JOB = {"id": "l4-refund-limit", "module": "course.exercises.lesson4"}
-# Lesson 4's exercises in notebook order (the grader lists them so).
-L4_IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]
+
+
+def require_bwrap() -> None:
+    if bwrap_problem():
+        if os.environ.get("CI"):
+            pytest.fail("CI must grade in bubblewrap: .ci/run installs it (apt-get install bubblewrap).")
+        pytest.skip(bwrap_problem())
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox("process", Limits(wall_seconds=10, file_mb=1)) as box:
-        yield box
+def box():
+    require_bwrap()
+    with Sandbox("bwrap", SandboxLimits(wall_seconds=15, file_mb=1)) as sandbox:
+        yield sandbox
 
 
-def run(sandbox: Sandbox, source: str) -> tuple[bool, str, dict]:
-    answer = exercise_answer(sandbox.run([{**JOB, "source": source}]), 0)
-    return (*outcome(JOB["id"], answer, sandbox), answer)
+def run(sandbox: Sandbox, *sources: str) -> list[dict]:
+    return sandbox.run([{**JOB, "source": source} for source in sources])
 
 
-def test_the_learner_environment_holds_only_allowlisted_variables(monkeypatch, tmp_path):
+def test_the_learner_environment_holds_only_allowlisted_variables(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-mentor")
-    monkeypatch.setenv("GITHUB_TOKEN", "ghp-mentor")
-    env = learner_env(tmp_path / "home", tmp_path / "course", "m")
-    assert "OPENAI_API_KEY" not in env and "GITHUB_TOKEN" not in env
-    assert env["HOME"] == str(tmp_path / "home") and env["COURSE_BACKEND"] == "scripted"
-    assert "sk-mentor" not in "".join(env.values())
+    env = learner_env("/tmp/home", "/tmp/course")
+    assert "OPENAI_API_KEY" not in env and "sk-mentor" not in "".join(env.values())
+    assert env["HOME"] == "/tmp/home" and env["COURSE_BACKEND"] == "scripted"
 
 
-def test_a_right_solution_passes_in_the_sandbox_and_what_it_prints_is_kept(sandbox):
-    passed, message, answer = run(sandbox, "print('hello from the cell')\n" + RIGHT)
-    assert passed, message
-    assert answer["output"] == "hello from the cell\n" and answer["output_lines"] == 1
+def test_a_right_answer_passes_in_bubblewrap_and_what_it_prints_is_kept_a_wrong_one_does_not(box):
+    right, wrong = run(box, "print('hello')\n" + RIGHT, WRONG)
+    assert right["passed"] and right["output"] == "hello\n", right
+    assert not wrong["passed"] and "should give 'ask'" in wrong["message"], wrong
 
 
-def test_a_cell_that_patches_the_grader_in_memory_gets_no_pass(sandbox):
-    forger = ("import course.exercises.registry as reg\n"
-              "reg.judge = lambda ex, ns: reg.Verdict(ex.id, True, 'forged')\n"
-              "def refund_limit(name, arguments):\n    return 'allow'\n")
-    passed, message, _ = run(sandbox, forger)
-    assert not passed and "changed the grader or the course" in message and "registry.judge" in message
+def test_in_bubblewrap_the_code_is_nobody_with_no_network_no_repo_and_a_capped_tmpfs(box):
+    probe = ("import os, socket, pathlib\nprint('uid', os.getuid())\n"
+             "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=2); print('net open')\n"
+             "except OSError as e:\n    print('net', type(e).__name__)\n"
+             f"print('repo', pathlib.Path({str(ROOT / 'README.md')!r}).exists(), pathlib.Path('/root').exists())\n"
+             "try:\n    open('/tmp/big', 'wb').write(b'x' * (400 << 20))\n"
+             "except OSError as e:\n    print('tmp', e.errno)\n"
+             + RIGHT)
+    (answer,) = run(box, probe)
+    assert "uid 65534" in answer["output"] and "net open" not in answer["output"], answer
+    assert "repo False" in answer["output"] and "tmp" in answer["output"], answer
 
 
-def test_a_cell_that_shadows_a_builtin_for_the_checks_gets_no_pass(sandbox):
-    forger = "import builtins\nbuiltins.isinstance = lambda *a: True\n" + RIGHT
-    passed, message, _ = run(sandbox, forger)
-    assert not passed and "builtins.isinstance" in message
-
-
-# Walks up to the frame of the process it runs in (forked for this exercise), writes a passing verdict
-# on that process's own verdict pipe, then (`then`) keeps it from writing the real one, or lets it.
-FRAME_FORGER = """# EXERCISE l4-refund-limit
-import inspect, json, os
-f = inspect.currentframe()
-while f and 'write_end' not in f.f_locals:
-    f = f.f_back
-line = json.dumps({{'passed': True, 'message': 'forged', 'tampered': []}}) + '\\n'
-os.write(f.f_locals['write_end'], line.encode())
-{then}
-def refund_limit(name, arguments):
-    return 'allow'
-"""
-
-
-@pytest.mark.parametrize("then", ["os.kill(os.getpid(), 9)", "pass"], ids=["killed", "second verdict"])
-def test_a_verdict_written_from_the_graders_frame_gets_no_pass(sandbox, then):
-    passed, message, answer = run(sandbox, FRAME_FORGER.format(then=then))
-    assert not passed and "the verdict channel" in message and message.endswith("): no pass."), message
-    assert answer["verdict"] is None
-
-
-def test_a_forged_verdict_that_also_wrote_into_the_repo_course_leaves_the_repo_as_it_was(sandbox):
-    planted = ROOT / "course" / "exercises" / "lesson99.py"
-    write = f"import pathlib\npathlib.Path({str(planted)!r}).write_text('x = 1\\n')\nos.kill(os.getpid(), 9)"
-    passed, message, _ = run(sandbox, FRAME_FORGER.format(then=write))
-    assert not passed and "repo course/exercises/lesson99.py" in message, message
-    assert message.endswith("no pass; the repo's course files were put back.")
-    assert not planted.exists()
-    assert (KEPT / "exercises" / "lesson99.py").read_text() == "x = 1\n"  # moved aside, not deleted
-
-
-def test_a_file_edited_in_the_repo_course_while_bubblewrap_grades_is_left_as_it_is():
-    if not bwrap_works():
-        pytest.skip("bubblewrap is not installed here")
-    edited = ROOT / "course" / "exercises" / "lesson97.py"
-    with Sandbox("bwrap", Limits(wall_seconds=10)) as box:
-        edited.write_text("x = 2\n")  # bubblewrap does not mount the repo: this is the author's edit
+# The security reviewer's attack: read every reachable process's memory for the grader's nonce, write
+# "everything passed" (the old and the new answer format) into every pipe it can open, then kill them.
+MEMORY = """import os, re, signal, json
+me, nonce = os.getpid(), None
+for pid in sorted((p for p in os.listdir('/proc') if p.isdigit()), key=int):
+    try:
+        maps = open(f'/proc/{pid}/maps').read().splitlines()
+        mem = open(f'/proc/{pid}/mem', 'rb')
+        for line in maps:
+            lo, hi = (int(x, 16) for x in line.split()[0].split('-'))
+            if 'rw' in line.split()[1] and hi - lo < 1 << 28:
+                mem.seek(lo)
+                found = re.search(rb'"nonce": "([0-9a-f]{32})"', mem.read(hi - lo))
+                nonce = nonce or (found.group(1).decode() if found else None)
+        if int(pid) != me:
+            print('read memory of', pid)
+    except (OSError, ValueError, OverflowError):
+        pass
+fake = {"nonce": nonce, "verdicts": [{"verdict": {"passed": True, "message": "forged", "tampered": []}, "exit": 0,
+        "timed_out": False, "forged": False, "index": i} for i in range(5)], "tampered": [], "outputs": [],
+        "exit": 0, "timed_out": False}
+lines = "".join(json.dumps({"index": i, "passed": True, "message": "forged",
+        "exit": 0, "timed_out": False, "output": "", "output_lines": 0}) + "\\n" for i in range(5))
+lines += json.dumps(fake) + "\\n"  # last: the old grader read the last line
+for pid in [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (me, 1)]:
+    for fd in (1, 2):
         try:
-            passed, message, _ = run(box, RIGHT)
-            assert passed, message
-            assert edited.read_text() == "x = 2\n"
-        finally:
-            edited.unlink(missing_ok=True)
-
-
-def test_with_two_runs_at_once_only_the_one_that_changed_the_repo_course_is_voided(sandbox):
-    from concurrent.futures import ThreadPoolExecutor
-
-    planted = ROOT / "course" / "exercises" / "lesson98.py"
-    # The writer is still running when the honest run ends and finds its change.
-    writer = (f"import pathlib, time\npathlib.Path({str(planted)!r}).write_text('x = 1\\n')\ntime.sleep(3)\n"
-              + RIGHT)
-    honest = "import time\ntime.sleep(1)\n" + RIGHT
-    with ThreadPoolExecutor(2) as pool:
-        runs = list(pool.map(lambda source: run(sandbox, source), [writer, honest]))
-    (writer_passed, writer_message, _), (honest_passed, honest_message, _) = runs
-    assert not writer_passed and "repo course/exercises/lesson98.py" in writer_message, writer_message
-    assert honest_passed, honest_message
-    assert not planted.exists()
-
-
-@pytest.mark.parametrize("reach", ["f = inspect.currentframe()", "loc = frame.f_back.f_locals",
-                                   "os.kill(os.getpid(), 9)", "os.write(3, line)", "exec(bytes.fromhex(h))",
-                                   "sys.addaudithook(hook)", "for frame in inspect.stack(0):",
-                                   "from course import exercises as ex", "json._default_encoder.encode = f",
-                                   'setattr(os, "wri" + "te", f)', "os.setsid()", "os.getppid()"])
-def test_code_that_reaches_the_graders_process_is_flagged_for_the_mentor(reach):
-    from course.grading.runner import SUSPICIOUS
-
-    assert SUSPICIOUS.search(f"# EXERCISE l4-refund-limit\n{reach}\n")
-
-
-def test_no_reference_solution_is_flagged_for_the_mentor():
-    from course.grading.runner import SUSPICIOUS
-
-    honest = [p.name for p in (ROOT / "solutions").glob("*.py") if SUSPICIOUS.search(p.read_text())]
-    assert honest == []  # honest work never reads "read it before trusting the verdict"
-
-
-# Plants a compiled registry whose `judge` passes everything, with the header of the real cache, in
-# every course cache it can reach: the sandbox's shared copy (if any), and its own run's copy.
-PLANTER = """# EXERCISE l4-refund-limit
-import marshal, pathlib, sys
-copy = pathlib.Path([p for p in sys.path if p.endswith("course-copy")][0])
-for folder in (copy.parent.parent / "pristine", copy):
-    target = folder / "course" / "exercises"
-    for pyc in target.glob("__pycache__/registry.*.pyc"):
-        source = (target / "registry.py").read_text()
-        source = source.replace("    id = ex.id\\n", "    return Verdict(ex.id, True, 'ok')\\n")
-        pyc.write_bytes(pyc.read_bytes()[:16] + marshal.dumps(compile(source, str(target / "registry.py"), "exec")))
-        print("planted", pyc)
-(pathlib.Path({repo!r}) / "course" / "__pycache__").mkdir(exist_ok=True)
-(pathlib.Path({repo!r}) / "course" / "__pycache__" / "planted.cpython-311.pyc").write_bytes(b"x")
-def refund_limit(name, arguments):
-    return "allow"
-"""
-WRONG = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
-
-
-def test_a_compiled_module_planted_by_one_learner_forges_no_later_verdict(sandbox):
-    passed, message, answer = run(sandbox, PLANTER.format(repo=str(ROOT)))
-    assert "planted" in answer["output"]  # its own copy's cache, at least
-    assert not passed and "course/exercises/__pycache__/registry" in message, message
-    assert not (ROOT / "course" / "__pycache__" / "planted.cpython-311.pyc").exists()
-    passed, message, _ = run(sandbox, WRONG)
-    assert not passed and "should give 'ask'" in message, message
-
-
-def test_an_endless_loop_becomes_a_verdict_after_the_time_limit():
-    with Sandbox("process", Limits(wall_seconds=1)) as box:
-        passed, message, answer = run(box, "# EXERCISE l4-refund-limit\nwhile True:\n    pass\n")
-    assert answer["timed_out"] and not passed and "no verdict after 1 s" in message
-
-
-def test_writing_past_the_file_size_limit_fails_the_cell(sandbox):
-    passed, message, _ = run(sandbox, "open('big.bin', 'wb').write(b'x' * (2 << 20))\n" + RIGHT)
-    assert not passed and "File too large" in message
-
-
-def test_a_cell_that_exits_gets_a_verdict_without_a_pass(sandbox):
-    passed, message, _ = run(sandbox, "import os\nos._exit(0)\n")
-    assert not passed and "stopped without a verdict" in message
-
-
-def test_in_bubblewrap_the_network_and_the_repo_are_out_of_reach():
-    if not bwrap_works():
-        if os.environ.get("CI"):
-            pytest.fail("CI must test the bubblewrap sandbox: .ci/run installs it.")
-        pytest.skip("bubblewrap is not installed here (`apt-get install bubblewrap`).")
-    probe = ("import socket, pathlib, os\n"
-             "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=2); print('net: open')\n"
-             "except OSError as e:\n    print('net:', type(e).__name__)\n"
-             f"print('repo:', pathlib.Path({str(ROOT / 'README.md')!r}).exists())\n"
-             "print('home:', os.environ['HOME'].startswith('/tmp/'))\n" + RIGHT)
-    with Sandbox("bwrap", Limits(wall_seconds=10)) as box:
-        passed, message, answer = run(box, probe)
-    assert passed, message
-    assert "net: open" not in answer["output"] and "repo: False" in answer["output"]
-    assert "home: True" in answer["output"]
-
-
-def test_a_feedback_file_shows_verdict_code_diff_and_the_head_of_the_output(tmp_path):
-    starter = "# EXERCISE l4-x\ndef f():\n    raise NotImplementedError"
-    code = "# EXERCISE l4-x\ndef f():\n    return '<b>'"
-    learner = Learner("Anna B", tmp_path / "Anna B.ipynb",
-                      results=[Result("l4-x", False, "f() should return 1.", code, starter, "a\nb\n", 100_000)])
-    written = report.write([learner], tmp_path / "out")
-    page = written[str(learner.path)].read_text()
-    assert "❌ l4-x: not yet" in page and "f() should return 1." in page
-    assert "<ul class='overview'><li><a href='#l4-x'>❌ l4-x: not yet</a></li></ul>" in page
-    assert "return &#x27;&lt;b&gt;&#x27;" in page  # the code, escaped
-    assert "<span class='del'>-    raise NotImplementedError</span>" in page
-    assert "(99998 more lines not shown)" in page
-    rows = (tmp_path / "out" / "class.csv").read_text().splitlines()
-    assert rows == ["learner,file,l4-x,passed,total,note", "Anna B,Anna B.ipynb,0,0,1,"]
-
-
-def lesson_notebook(*sources: str):
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
-    return nb
-
-
-def test_a_number_a_mentor_put_in_the_file_name_adds_no_other_lesson():
-    from course.exercises import load_all
-    from course.grading.runner import expected_ids, starters
-
-    load_all()
-    cell = RIGHT
-    ids = expected_ids(Path("03_anna.ipynb"), lesson_notebook(cell), {"l4-refund-limit": cell}, starters())
-    assert ids[0] == "l4-refund-limit" and set(ids) == set(L4_IDS)  # lesson 4's, none of lesson 3's
-
-
-@pytest.mark.parametrize("name, lesson", [("09_a_lesson_to_come.ipynb", 9), ("10_another.ipynb", 10)])
-def test_a_new_lessons_notebook_is_graded_with_its_exercises_in_notebook_order(monkeypatch, name, lesson):
-    from course.exercises import registry
-    from course.grading import runner
-
-    for n in ("b", "a"):  # registered in the other order than the notebook's
-        monkeypatch.setitem(registry.REGISTRY, f"l{lesson}-{n}", registry.Exercise(f"l{lesson}-{n}", lesson,
-                                                                                    lambda: None, ""))
-    starter = {f"l{lesson}-a": f"# EXERCISE l{lesson}-a\n", f"l{lesson}-b": f"# EXERCISE l{lesson}-b\n"}
-    solved = {f"l{lesson}-b": f"# EXERCISE l{lesson}-b\nx = 1\n"}
-    assert runner.expected_ids(Path(name), lesson_notebook(), {}, starter) == [f"l{lesson}-a", f"l{lesson}-b"]
-    assert runner.expected_ids(Path("Anna.ipynb"), lesson_notebook(*solved.values()), solved, starter) == \
-        [f"l{lesson}-b", f"l{lesson}-a"]
-
-
-def test_a_mistyped_exercise_id_is_shown_but_adds_no_column_and_no_point(sandbox, tmp_path):
-    import nbformat
-
-    from course.grading.runner import grade_class
-
-    nb = nbformat.read(ROOT / "notebooks" / "04_permissions.ipynb", as_version=4)
-    nb.cells = [c for c in nb.cells if not c.source.startswith("# EXERCISE l4-allowlist")]
-    for cell in nb.cells:
-        if cell.source.startswith("# EXERCISE l4-refund-limit"):
-            cell.source = cell.source.replace("l4-refund-limit", "l4-refund-limt", 1)
-    nbformat.write(nb, tmp_path / "Anna.ipynb")
-    (anna,) = grade_class([tmp_path / "Anna.ipynb"], sandbox)
-    assert anna.total == len(L4_IDS) and anna.passed == 0
-    assert f"Anna: 0/{len(L4_IDS)}" in report.summary_line(anna) and "? l4-refund-limt" in report.summary_line(anna)
-    report.write([anna], tmp_path / "out")
-    header, row = (tmp_path / "out" / "class.csv").read_text().splitlines()
-    columns = header.split(",")
-    assert columns[:2] == ["learner", "file"] and columns[-3:] == ["passed", "total", "note"]
-    assert sorted(columns[2:-3]) == sorted(L4_IDS) and row.endswith(f",0,{len(L4_IDS)},")  # no mistyped column
-    page = (tmp_path / "out" / "Anna.html").read_text()
-    assert "? l4-refund-limt: not an exercise of this lesson" in page and "unknown exercise id" in page
-
-
-def test_the_command_line_explains_every_option():
-    done = subprocess.run([sys.executable, "-m", "course.grading", "--help"], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 0
-    for option in ("-j N", "--out DIR", "--timeout SECONDS", "--sandbox", "--solutions", "exit status"):
-        assert option in done.stdout
-
-
-def test_a_missing_path_is_a_one_line_error_with_exit_status_2(tmp_path, capsys):
-    from course.grading.cli import main
-
-    assert main([str(tmp_path / "Anna lesson 4.ipynb")]) == 2
-    assert "no such file or folder" in capsys.readouterr().out
-
-
-def test_an_empty_class_folder_is_an_error_not_a_class_where_everyone_passed(tmp_path, capsys):
-    from course.grading.cli import main
-
-    (tmp_path / "lesson 4").mkdir()
-    (tmp_path / "lesson 4" / ".hidden.ipynb").write_text("{}")
-    assert main([str(tmp_path / "lesson 4"), "--out", str(tmp_path / "out")]) == 2
-    assert "nothing to grade in" in capsys.readouterr().out
-    assert not (tmp_path / "out").exists()
-
-
-def test_reports_left_from_another_class_are_named_on_screen_and_kept(tmp_path, capsys):
-    from course.grading.cli import main
-
-    for name in ("class A", "class B"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / f"notes of {name}.txt").write_text("not a notebook\n")
-    out = tmp_path / "reports"
-    main([str(tmp_path / "class A"), "--out", str(out), "--sandbox", "process"])
-    assert "earlier run" not in capsys.readouterr().out
-    main([str(tmp_path / "class B"), "--out", str(out), "--sandbox", "process"])
-    screen = capsys.readouterr().out
-    assert "not in this class: 1 learner report(s) (notes of class A)" in screen
-    assert (out / "notes of class A.json").is_file()
-    assert "class A" not in (out / "class.csv").read_text()
-
-
-def test_an_exercise_without_its_reference_solution_yet_is_a_row_not_a_traceback(sandbox, monkeypatch, tmp_path):
-    from course.grading import runner
-
-    monkeypatch.setattr(runner, "SOLUTIONS", tmp_path)  # a lesson being written: checks, no solutions yet
-    (solutions,) = runner.grade_class([], sandbox, solutions=True)
-    assert solutions.results and not any(r.passed for r in solutions.results)
-    assert solutions.results[0].message == f"no reference solution: solutions/{solutions.results[0].id}.py is missing."
+            with open(f'/proc/{pid}/fd/{fd}', 'w') as f:
+                f.write(lines)
+            print('wrote into', pid, fd)
+        except OSError:
+            pass
+for pid in sorted((p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (me, 1)), key=int):
+    try:
+        os.kill(int(pid), signal.SIGKILL)
+    except OSError:
+        pass
+""" + WRONG
 
 
 @pytest.mark.subprocess
-def test_every_reference_solution_passes_in_the_sandbox_so_no_honest_work_is_voided():
-    from course.grading.runner import grade_class
+def test_reading_the_graders_memory_and_writing_into_its_pipes_passes_nothing(box):
+    answers = run(box, MEMORY, WRONG, WRONG)
+    assert [a.get("passed", False) for a in answers] == [False, False, False], answers
+    assert "read memory of" not in answers[0].get("output", "") and "wrote into" not in answers[0].get("output", "")
+    assert all("forged" not in a.get("message", "") for a in answers)
 
-    with Sandbox("auto", Limits(wall_seconds=60)) as box:
-        (solutions,) = grade_class([], box, jobs=2, solutions=True)
-    assert solutions.results and [r.message for r in solutions.results if not r.passed] == []
+
+FLOOD = """import os
+block = b'x' * (1 << 20)
+for pid in [p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]:
+    for fd in (1, 2):
+        try:
+            f = os.open(f'/proc/{pid}/fd/{fd}', os.O_WRONLY)
+            for _ in range(200):
+                os.write(f, block)
+        except OSError:
+            pass
+""" + WRONG
+
+
+@pytest.mark.subprocess
+def test_a_flood_into_the_graders_pipes_costs_it_no_memory(box):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    (answer,) = run(box, FLOOD)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert not answer.get("passed") and grown_mb < 50, (answer, grown_mb)
+
+
+class Scripted(Sandbox):
+    """A 'sandbox' whose worker is a script: what the supervisor does with each way a worker can misbehave."""
+
+    def __init__(self, script: str):
+        super().__init__("process", SandboxLimits(wall_seconds=2))
+        self.script = script
+
+    def command(self, home: str) -> list[str]:
+        return [sys.executable, "-c", self.script]
+
+
+OK = '{"index": %d, "passed": true, "message": "ok", "exit": 0, "timed_out": false}'
+WORKERS = {
+    "floods its stdout": "import sys; sys.stdout.write('x' * (3 << 20))",
+    "floods its stderr": "import sys; print('{\"ready\": true}', flush=True); sys.stderr.write('x' * (3 << 20))",
+    "answers out of order": f"print('{{\"ready\": true}}'); print('{OK % 1}'); print('{OK % 0}')",
+    "answers before it is ready": f"print('{OK % 0}')",
+    "dies after its answers": f"import os; print('{{\"ready\": true}}'); print('{OK % 0}', flush=True); os._exit(9)",
+    "answers garbage": "print('{\"ready\": true}'); print('all passed')",
+    "stalls": "import time; print('{\"ready\": true}', flush=True); time.sleep(60)",
+}
+
+
+@pytest.mark.parametrize("script", WORKERS.values(), ids=WORKERS.keys())
+def test_a_worker_that_breaks_the_protocol_gives_a_void_verdict_not_a_pass(script):
+    with Scripted(script) as sandbox:
+        first = sandbox.run_once([{**JOB, "source": RIGHT}])
+    assert [list(a) for a in first] == [["void"]], first
+    assert first[0]["void"].startswith("void: "), first
+
+
+def test_auto_stops_with_the_install_command_where_bubblewrap_cannot_run(monkeypatch):
+    from course.grading import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: f"bubblewrap is not installed: {sandbox.INSTALL}.")
+    for mode in ("auto", "bwrap"):
+        with pytest.raises(SandboxError, match="apt-get install bubblewrap") as e:
+            Sandbox(mode)
+        assert "Nothing was graded" in str(e.value) and "--sandbox process" in str(e.value)
+
+
+def test_the_command_line_stops_without_bubblewrap_and_grades_nothing(tmp_path):
+    (tmp_path / "a.ipynb").write_text("{}")
+    done = subprocess.run([sys.executable, "-m", "course.grading", str(tmp_path / "a.ipynb"), "--out",
+                           str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
+                          env={"PATH": "/nonexistent", "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)})
+    assert done.returncode == 2 and "apt-get install bubblewrap" in done.stdout, done.stdout + done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+# -- the vocabulary rule -------------------------------------------------------------------------------
+def test_every_reference_solution_is_inside_its_lessons_vocabulary():
+    flagged = {p.name: review(p.read_text(), int(p.name[1])) for p in sorted((ROOT / "solutions").glob("l*.py"))}
+    assert {k: v for k, v in flagged.items() if v} == {}
+
+
+HONEST = {
+    "a loop instead of `in`": "def only(allowed):\n    keep = list(allowed)\n    def rule(name, arguments):\n"
+                              "        for a in keep:\n            if a == name:\n                return None\n"
+                              "        return 'deny'\n    return rule\n",
+    "a comprehension and sorted": "def only(allowed):\n    keep = frozenset(sorted(str(a) for a in allowed))\n"
+                                  "    return lambda name, arguments: None if name in keep else 'deny'\n",
+    "a dataclass and re": "import re\nfrom dataclasses import dataclass\n@dataclass\nclass Rule:\n    keep: set\n"
+                          "    def __call__(self, name, arguments):\n        return None if re.fullmatch('|'.join("
+                          "map(re.escape, self.keep)), name) else 'deny'\n",
+}
+
+
+@pytest.mark.parametrize("source", HONEST.values(), ids=HONEST.keys())
+def test_honest_variants_stay_inside_the_vocabulary(source):
+    assert review(source, 4) == []
+
+
+@pytest.mark.parametrize("source, why", [
+    ("import sys\nf = sys._ｇｅｔｆｒａｍｅ(1)\n", "non-ASCII identifier"),
+    ("import sys\nm = sys .modules\n", "imports `sys`"),
+    ("from course.exercises import registry\nregistry.REGISTRY\n", "the grader's own code"),
+    ("import course.permissions\nx = course.exercises.registry\n", "reaches the module `course.exercises`"),
+    ("x = object.__setattr__\n", "`__setattr__`"),
+    ("import gc\n", "imports `gc`"),
+    ("import math\nmath.isnan = lambda x: False\n", "changes `math`"),
+    ("def f():\n    return (x for x in ()).gi_frame.f_back\n", "frame, code or traceback"),
+    ("from course.permissions import refund_limit\n", "never imports it"),
+    ("import math" + " " * 3000 + "; import os\n", "characters long"),
+    ("e = eval('1' '+1')\n", "`eval`"),
+    ("import asyncio\nasyncio.create_subprocess_shell('echo >&3', pass_fds=(3,))\n", "start a program"),
+    ("class Always:\n    def __eq__(self, other):\n        return True\n", "`__eq__`"),
+])
+def test_a_cell_outside_the_vocabulary_is_flagged_with_the_reason_and_the_line(source, why):
+    reasons = review(source, 4)
+    assert any(why in r and r.startswith("line ") for r in reasons), reasons
+
+
+# -- the reports ---------------------------------------------------------------------------------------
+def learner(name: str, *results: Grade, **kw) -> Learner:
+    return Learner(name, Path(f"{name}.ipynb"), 4, results=list(results), **kw)
+
+
+def test_a_learner_page_shows_reasons_first_the_code_as_it_ran_and_never_run(tmp_path):
+    code = "import math" + " " * 150 + "import os\nx = 'a\u200bb'  # ｘ\n"
+    anna = learner("Anna", Grade("l4-guard", "review", "passed", code, reasons=["line 1: 161 characters long"]),
+                   never_run=True)
+    page = report.write([anna], tmp_path, copies=False)["Anna.ipynb"].read_text()
+    assert page.index("line 1: 161 characters long") < page.index("<pre class='code'>")
+    assert "⏎ wrapped" in page and "U+200B" in page and "U+FF58" in page and "never run" in page
+    assert "lesson 4" in page
+
+
+def test_class_csv_merges_marks_the_missing_and_defuses_formulas(tmp_path):
+    a = learner("=HYPERLINK(1)", Grade("l4-guard", "pass", "ok", "x"), Grade("l4-log", "review", "", "y"))
+    b = learner("Ben", Grade("l4-guard", "not yet", "no", "x"), Grade("l4-log", "no cell", ""))
+    report.write([a, b], tmp_path, roster=["Ben", "Cleo"], copies=False)
+    report.write([learner("Ben", Grade("l4-guard", "pass", "ok", "x"), Grade("l4-log", "pass", "", "z"))],
+                 tmp_path, copies=False)  # Ben alone, again
+    with (tmp_path / "class.csv").open(newline="") as f:
+        rows = {r["learner"]: r for r in csv.DictReader(f)}
+    assert set(rows) == {"'=HYPERLINK(1)", "Ben", "Cleo"}
+    assert rows["'=HYPERLINK(1)"]["l4-guard"] == "pass" and rows["'=HYPERLINK(1)"]["points"] == "1"
+    assert rows["Ben"]["points"] == "2" and rows["Ben"]["max_points"] == "2" and rows["Ben"]["lesson"] == "4"
+    assert rows["Cleo"]["status"] == "missing" and rows["Ben"]["graded_at"] and rows["Ben"]["sandbox"]
+
+
+def test_a_mentors_override_and_comment_are_recorded_and_shown(tmp_path):
+    from course.grading.cli import main
+
+    report.write([learner("Anna", Grade("l4-guard", "review", "", "x", reasons=["line 1: `getattr`"]))], tmp_path,
+                 copies=False)
+    assert main(["--out", str(tmp_path), "--learner", "Anna", "--exercise", "l4-guard", "--by", "Mia",
+                 "--override", "pass"]) == 2  # an override needs a reason
+    assert main(["--out", str(tmp_path), "--learner", "Anna", "--exercise", "l4-guard", "--by", "Mia",
+                 "--override", "pass", "--why", "getattr reads the approver's name", "--comment", "good"]) == 0
+    page = (tmp_path / "Anna.html").read_text()
+    assert "Changed from review to pass by Mia: getattr reads the approver&#x27;s name" in page
+    assert "Mentor (Mia): good" in page
+    assert "Anna,Anna.ipynb,4,graded,pass,1,1" in (tmp_path / "class.csv").read_text()
+
+
+def test_process_mode_is_labelled_not_sandboxed_in_every_report(tmp_path):
+    with Sandbox("process") as sandbox:
+        label = sandbox.label
+    report.write([learner("Anna", Grade("l4-guard", "pass", "", "x"))], tmp_path, label, copies=False)
+    for name in ("index.html", "Anna.html", "class.csv", "Anna.json"):
+        assert "NOT SANDBOXED" in (tmp_path / name).read_text(), name
+
+
+def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_path):
+    guard = (ROOT / "solutions" / "l4-guard.py").read_text()
+    own = "def guard(execute, policy, approver):\n    return execute\n" * 3
+    class_ = [learner(n, Grade("l4-guard", "pass", "", c)) for n, c in (("Anna", guard), ("Ben", guard),
+                                                                          ("Cleo", own))]
+    pairs = report.similar(class_)
+    names = {(a, b) for a, b, _ in pairs}
+    assert ("Anna l4-guard", "Ben l4-guard") in names and ("Anna l4-guard", "solutions/l4-guard.py") in names
+    assert not any("Cleo" in a + b for a, b in names)
+
+
+def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it():
+    import inspect
+    import textwrap
+
+    from course import permissions
+
+    copied = "# EXERCISE l4-policy\n" + textwrap.dedent(inspect.getsource(permissions.Policy.decide))
+    pairs = report.similar([learner("Dan", Grade("l4-policy", "pass", "", copied))])
+    assert [(a, b) for a, b, _ in pairs] == [("Dan l4-policy", "course/permissions.py")], pairs
+
+
+def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running():
+    leaves = "import subprocess\nsubprocess.Popen(['sleep', '4713'], start_new_session=True)\n" + RIGHT
+    with Sandbox("process", SandboxLimits(wall_seconds=15)) as sandbox:
+        right, wrong = run(sandbox, leaves, WRONG)
+    assert right["passed"] and not wrong["passed"], (right, wrong)
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if p.read_bytes().split(b"\0")[:2] == [b"sleep", b"4713"]]
+    assert left == []
+
+
+def test_the_rule_never_imports_a_module_a_learner_named(monkeypatch):
+    imported = []
+    import importlib
+
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module", lambda name, *a: imported.append(name) or real(name, *a))
+    reasons = review("import antigravity\nantigravity.fly\nimport json\njson.decoder\n", 4)
+    assert any("imports `antigravity`" in r for r in reasons)
+    assert "antigravity" not in imported and "json" in imported
+
+
+def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_is_graded():
+    require_bwrap()
+    with Sandbox("bwrap", SandboxLimits(wall_seconds=2)) as sandbox:
+        loop, right = run(sandbox, "while True:\n    pass\n", RIGHT)
+    assert loop["timed_out"] and not loop["passed"] and right["passed"], (loop, right)

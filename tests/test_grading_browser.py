@@ -1,42 +1,47 @@
-"""A mentor opens a learner's feedback file in a real browser (Debian's chromium, driven by Playwright)."""
+"""A mentor opens the class overview and a learner's page in a real browser (Debian's chromium, driven by
+Playwright)."""
 
 from __future__ import annotations
 
-import nbformat
+from pathlib import Path
+
 import pytest
 
 from course.grading import report
-from course.grading.runner import grade_class
-from course.grading.sandbox import ROOT, Limits, Sandbox
+from course.grading.runner import Grade, Learner
 from tests.test_browser import CHROMIUM_ARGS, require_browser
-
-WRONG = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
 
 
 @pytest.mark.browser
-def test_a_feedback_file_in_chromium_shows_the_verdict_the_code_and_the_diff(tmp_path):
+def test_the_overview_shows_each_learners_statuses_and_reasons_and_links_to_their_page(tmp_path):
     chromium = require_browser()
     from playwright.sync_api import expect, sync_playwright
 
-    nb = nbformat.read(ROOT / "notebooks" / "04_permissions.ipynb", as_version=4)
-    for cell in nb.cells:
-        if cell.source.startswith("# EXERCISE l4-refund-limit"):
-            cell.source = WRONG
-    nbformat.write(nb, tmp_path / "Anna B.ipynb")
-    with Sandbox("process", Limits(wall_seconds=20)) as sandbox:
-        class_ = grade_class([tmp_path / "Anna B.ipynb"], sandbox)
-    page_file = report.write(class_, tmp_path / "reports")[str(tmp_path / "Anna B.ipynb")]
+    anna = Learner("Anna B", Path("Anna B.ipynb"), 4, results=[
+        Grade("l4-guard", "pass", "ok", "def guard(): ..."),
+        Grade("l4-log", "review", "passed", "import os" + " " * 300 + "x = 1",
+                reasons=["line 1: 310 characters long (more than 200; the rest is hidden off screen)"])])
+    ben = Learner("Ben", Path("Ben.ipynb"), 4, results=[Grade("l4-guard", "not yet", "no", "x"),
+                                                        Grade("l4-log", "no cell", "")])
+    cleo = Learner("Cleo", Path("Cleo.txt"), problem="unreadable: not a notebook")
+    report.write([anna, ben, cleo], tmp_path, copies=False)
+    report.add_feedback(tmp_path, "Anna B", "l4-log", "Mia", comment="please split that line")
+    report.write([anna, ben, cleo], tmp_path, copies=False)
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
-            page.goto(page_file.as_uri())
-            section = page.locator("section#l4-refund-limit")
-            expect(section.locator(".verdict")).to_have_text("❌ l4-refund-limit: not yet")
-            expect(section.locator(".hint")).to_contain_text("should give 'ask'")
-            expect(section.locator("pre.code")).to_contain_text("return 'allow'")
-            expect(section.locator("pre.diff .add")).to_contain_text(["+    return 'allow'"])
-            expect(section.locator("pre.diff .del")).to_contain_text(["-    raise NotImplementedError"])
+            page.goto((tmp_path / "index.html").as_uri())
+            rows = page.locator("table.overview tr")
+            expect(rows).to_have_count(4)
+            expect(rows.nth(1).locator("td")).to_contain_text(["Anna B", "pass", "review", "1/2", "310 characters"])
+            expect(rows.nth(2).locator("td")).to_contain_text(["Ben", "not yet", "no cell", "0/2"])
+            expect(rows.nth(3).locator("td.unreadable").first).to_have_text("unreadable")
+            rows.nth(1).locator("a").click()
+            expect(page).to_have_title("Feedback: Anna B")
+            expect(page.locator("ul.reasons li")).to_contain_text(["l4-log: line 1: 310 characters long"])
+            expect(page.locator("section#l4-log .comment")).to_have_text("Mentor (Mia): please split that line")
+            expect(page.locator("section#l4-log pre.code .wrapped")).to_have_count(3)
         finally:
             browser.close()

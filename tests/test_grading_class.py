@@ -1,14 +1,9 @@
-"""Acceptance: a mentor grades a class folder of 30+ lesson-4 notebooks with `-j 2`, hostile ones included.
-
-The class mixes honest work (right, wrong, half right) with notebooks that loop forever, print
-100,000 lines, are not JSON, read a secret planted in the grader's environment, delete a file
-outside their folder, leave a detached process behind, and forge their verdicts. The grader runs
-as a mentor runs it (`python -m course.grading`), in the default sandbox (bubblewrap where it works;
-CI installs it) and once more with `--sandbox process`.
-"""
+"""Acceptance: a mentor grades a class of lesson-4 notebooks in bubblewrap (`python -m course.grading`):
+every forgery of issue 20 is "review", never a pass; honest notebooks all pass; the reports read back."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -18,175 +13,116 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.test_grading import FLOOD, MEMORY, require_bwrap
+
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "04_permissions.ipynb"
-IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]  # the lesson's exercises, in order
+IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]
 SOLVED = {id: (ROOT / "solutions" / f"{id}.py").read_text() for id in IDS}
-RIGHT = {id: SOLVED[id] for id in ("l4-refund-limit", "l4-allowlist")}
-WRONG = {"l4-refund-limit": "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n",
-         "l4-allowlist": "# EXERCISE l4-allowlist\ndef only(allowed):\n    return lambda name, arguments: None\n"}
+WRONG = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
 SECRET = "sk-planted-4f1c9e0b7d"
-SLEEP = "4711"  # the detached process's argument: how the test finds it afterwards
 
-LOOP = "# EXERCISE l4-refund-limit\nwhile True:\n    pass\n"
-PRINTS = "# EXERCISE l4-refund-limit\nfor i in range(100_000):\n    print('line', i)\n" + RIGHT["l4-refund-limit"]
-READS_SECRET = ("# EXERCISE l4-refund-limit\nimport os\nprint('key:', os.environ.get('OPENAI_API_KEY'), "
-                "os.environ.get('PLANTED_SECRET'))\nprint(sorted(os.environ))\n" + RIGHT["l4-refund-limit"])
-DELETES = ("# EXERCISE l4-refund-limit\nimport os\ntry:\n    os.remove({victim!r})\n    print('deleted')\n"
-           "except OSError as e:\n    print('could not delete:', e)\n" + RIGHT["l4-refund-limit"])
-BACKGROUND = ("# EXERCISE l4-refund-limit\nimport subprocess, os\nsubprocess.Popen(['sleep', '" + SLEEP + "'], "
-              "start_new_session=True)\nos.system('nohup sleep " + SLEEP + " >/dev/null 2>&1 &')\n"
-              + RIGHT["l4-refund-limit"])
-FORGES = """# EXERCISE l4-refund-limit
-import pathlib
-import course.exercises as ce
-import course.exercises.lesson4 as lesson4
-import course.exercises.registry as reg
-forged = lambda *a, **k: reg.Verdict("l4-refund-limit", True, "forged")
-reg.run_check = ce.run_check = reg.judge = forged
-for ex in list(reg.REGISTRY.values()):
-    reg.REGISTRY[ex.id] = reg.Exercise(ex.id, ex.lesson, lambda *a: "forged", "")
-lesson4.check_refund_limit.__code__ = (lambda refund_limit: "forged").__code__
-for folder in (pathlib.Path(ce.__file__).parent, pathlib.Path({repo!r}) / "course" / "exercises"):
-    try:
-        (folder / "lesson9.py").write_text("from course.exercises import registry\\nregistry.judge = None\\n")
-        print("wrote", folder)
-    except OSError as e:
-        print("could not write:", e)
-def refund_limit(name, arguments):
-    return "allow"
-"""
-FORGES_TOO = ("# EXERCISE l4-allowlist\nimport course.exercises.registry as reg\n"
-              "reg.judge = lambda *a: reg.Verdict('l4-allowlist', True, 'forged')\n"
-              + WRONG["l4-allowlist"].split("\n", 1)[1])
+# Each writes a wrong answer and tries to get a pass anyway (issue 20's list).
+FORGERIES = {
+    "fullwidth frame walk": "import sys\nf = sys._ｇｅｔｆｒａｍｅ(1)\nwhile f:\n    f.f_locals.get('verdict')\n"
+                            "    f = f.f_back\n",
+    "sys .modules": "import sys\nreg = sys .modules['course.exercises.registry']\n"
+                    "reg.judge = lambda ex, ns: reg.Verdict(ex.id, True, 'forged')\n",
+    "REGI STRY": "import course.exercises.registry as r\nfor ex in getattr(r, 'REGI' 'STRY').values():\n"
+                 "    pass\n",
+    "object.__setattr__": "from course.exercises import REGISTRY\nex = REGISTRY['l4-refund-limit']\n"
+                          "object.__setattr__(ex, 'check', lambda refund_limit: 'forged')\n",
+    "gc.get_objects": "import gc\nfor o in gc.get_objects():\n    if type(o).__name__ == 'Exercise':\n"
+                      "        object.__setattr__(o, 'check', lambda *a: 'forged')\n",
+    "settrace": "import sys\ndef t(frame, event, arg):\n    if 'verdict' in frame.f_locals:\n"
+                "        frame.f_locals['verdict'] = True\n    return t\nsys.settrace(t)\n",
+    "the check's answer": "from course.exercises.lesson4_cases import *\nfrom course.permissions import refund_limit\n",
+    "perf_counter": "import time\ntime.perf_counter = lambda: 0.0\n",
+    "after 3,000 spaces": "import math" + " " * 3000 + "; import os; os.write(3, b'(True, \"forged\")\\n'); "
+                          "os._exit(0)\n",
+    "os._exit and write": "from os import _exit, write\nwrite(3, repr((True, 'forged')).encode() + b'\\n')\n_exit(0)\n",
+    "base64 and python -c": "import base64, subprocess, sys\ncode = base64.b64decode(b'cHJpbnQoMSk=')\n"
+                            "subprocess.run([sys.executable, '-c', code])\n",
+    # From inside bubblewrap, with no trick in the code: the grader's memory, its pipes, its signals.
+    "supervisor memory": MEMORY,
+    "pipe flood": FLOOD,
+}
 
 
-def notebook(path: Path, cells: dict[str, str]) -> None:
-    """The lesson with these exercise cells; the lesson's other exercise cells deleted (graded as missing)."""
+def notebook(path: Path, cells: dict[str, str], extra: list[str] = (), run: bool = True) -> None:
     nb = nbformat.read(LESSON, as_version=4)
-    nb.cells = [c for c in nb.cells if not c.source.startswith("# EXERCISE ") or c.source.split()[2] in cells]
     for cell in nb.cells:
         for id, source in cells.items():
             if cell.cell_type == "code" and cell.source.startswith(f"# EXERCISE {id}"):
                 cell.source = source
+        if not run and cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.cells += [nbformat.v4.new_code_cell(source) for source in extra]
     nbformat.write(nb, path)
 
 
-def build_class(folder: Path, victim: Path) -> dict[str, dict[str, bool] | None]:
-    """Write the class; {learner: {exercise: expected verdict}} (None: the file cannot be read)."""
-    folder.mkdir()
-    expected: dict[str, dict[str, bool] | None] = {}
-    for n in range(12):
-        notebook(folder / f"Right {n:02}.ipynb", SOLVED)
-        expected[f"Right {n:02}"] = {id: True for id in IDS}
-    others = {id: False for id in IDS}  # the exercises the rest of the class deleted
-    for n in range(10):
-        notebook(folder / f"Wrong {n:02}.ipynb", WRONG)
-        expected[f"Wrong {n:02}"] = {**others, "l4-refund-limit": False, "l4-allowlist": False}
-    for n in range(2):
-        notebook(folder / f"Half {n}.ipynb", {"l4-refund-limit": RIGHT["l4-refund-limit"],
-                                              "l4-allowlist": WRONG["l4-allowlist"]})
-        expected[f"Half {n}"] = {**others, "l4-refund-limit": True, "l4-allowlist": False}
-    hostile = {"loops": LOOP, "prints": PRINTS, "reads secret": READS_SECRET,
-               "deletes": DELETES.format(victim=str(victim)), "background": BACKGROUND,
-               "forges": FORGES.format(repo=str(ROOT))}
-    for name, source in hostile.items():
-        notebook(folder / f"{name}.ipynb", {"l4-refund-limit": source,
-                                            "l4-allowlist": FORGES_TOO if name == "forges" else RIGHT["l4-allowlist"]})
-        expected[name] = {**others, "l4-refund-limit": name not in ("loops", "forges"),
-                          "l4-allowlist": name != "forges"}
-    (folder / "not json.ipynb").write_text('{"cells": [', encoding="utf-8")
-    (folder / "notes.txt").write_text("a file a learner left in the folder\n", encoding="utf-8")
-    expected["not json"] = expected["notes"] = None
-    return expected
-
-
-def git_status() -> str:
-    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT, capture_output=True,
-                          text=True, check=True).stdout
-
-
-def sleepers() -> list[int]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if cmdline.read_bytes().split(b"\0")[:2] == [b"sleep", SLEEP.encode()]:
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            continue
-    return found
-
-
 def grade(folder: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": SECRET, "PLANTED_SECRET": SECRET, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "course.grading", str(folder), "-j", "2", "--timeout", "5",
+    env = {**os.environ, "OPENAI_API_KEY": SECRET, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "course.grading", str(folder), "-j", "2", "--timeout", "15",
                            "--out", str(out), *options], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=600)
 
 
-def bwrap_or_skip() -> None:
-    from course.grading.sandbox import bwrap_works
-
-    if not bwrap_works():
-        if os.environ.get("CI"):
-            pytest.fail("CI must grade in bubblewrap: .ci/run installs it (apt-get install bubblewrap).")
-        pytest.skip("bubblewrap is not installed here (`apt-get install bubblewrap`).")
+def statuses(out: Path, name: str) -> dict[str, str]:
+    stem = "".join(c if c.isalnum() or c in " -_." else "_" for c in name)  # as report.write names the files
+    return {r["id"]: r["status"] for r in json.loads((out / f"{stem}.json").read_text())["results"]}
 
 
-def assert_class_graded(tmp_path: Path, *options: str,
-                        hides_files: bool = True) -> tuple[subprocess.CompletedProcess, Path]:
-    victim = tmp_path / "outside" / "keep me.txt"
-    victim.parent.mkdir()
-    victim.write_text("the mentor's file\n")
+@pytest.mark.subprocess
+@pytest.mark.timeout(600)
+def test_every_forgery_is_review_and_honest_notebooks_pass_in_bubblewrap(tmp_path):
+    require_bwrap()
     folder, out = tmp_path / "class 4b", tmp_path / "reports"
-    expected = build_class(folder, victim)
-    assert len(expected) >= 30
-    before = git_status()
-    done = grade(folder, out, *options)
-    assert done.returncode == 1, done.stdout + done.stderr  # not everyone passed: a result, not a crash
-    assert "Traceback" not in done.stdout + done.stderr
-    for name, verdicts in expected.items():
-        report = json.loads((out / f"{name}.json").read_text())
-        assert (out / f"{name}.html").is_file()
-        if verdicts is None:
-            assert report["problem"].startswith("could not be read: "), name
-            continue
-        got = {e["id"]: e["passed"] for e in report["exercises"]}
-        assert got == verdicts, (name, report["exercises"])
-    loops = json.loads((out / "loops.json").read_text())["exercises"][0]
-    assert "loops forever" in loops["message"]
-    prints = json.loads((out / "prints.json").read_text())["exercises"][0]
-    assert "more lines not shown" in prints["output"] and len(prints["output"]) < 10_000
-    rows = (out / "class.csv").read_text().splitlines()
-    # The first learner ("Half 0") kept two exercises: those first, then the ones it lacks, in the lesson's order.
-    assert rows[0].split(",")[:2 + len(IDS)] == ["learner", "file", "l4-refund-limit", "l4-allowlist", "l4-policy",
-                                                 "l4-guard", "l4-log"]
-    assert len(rows) == 1 + len(expected)
+    folder.mkdir()
+    for n in range(2):
+        notebook(folder / f"Right {n}.ipynb", SOLVED)
+    for name, forge in FORGERIES.items():
+        notebook(folder / f"{name}.ipynb", {**SOLVED, "l4-refund-limit": WRONG + forge})
+    # A hidden second cell with the same id: the last one is the one graded.
+    notebook(folder / "duplicate id.ipynb", {**SOLVED, "l4-refund-limit": WRONG}, extra=[SOLVED["l4-refund-limit"]])
+    notebook(folder / "never ran.ipynb", SOLVED, run=False)
+    six = nbformat.read(ROOT / "notebooks" / "06_mcp_client.ipynb", as_version=4)
+    nbformat.write(six, folder / "lesson six.ipynb")
+    (folder / "not json.ipynb").write_text('{"cells": [')
+    (tmp_path / "roster.txt").write_text("Right 0\nRight 1\n=cmd|' /C calc'!A0\nAbsent Anna\n")
+    done = grade(folder, out, "--roster", str(tmp_path / "roster.txt"))
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    assert "Sandbox: bubblewrap sandbox" in done.stdout
+
+    for n in range(2):
+        assert set(statuses(out, f"Right {n}").values()) == {"pass"}
+    assert set(statuses(out, "never ran").values()) == {"pass"}
+    forged = {name: statuses(out, name)["l4-refund-limit"] for name in [*FORGERIES, "duplicate id"]}
+    assert forged == dict.fromkeys(forged, "review"), forged
+    for name in FORGERIES:  # the other exercises of a forger are graded as they are
+        assert statuses(out, name)["l4-policy"] == "pass", name
+
+    index = (out / "index.html").read_text()
+    assert "after 3,000 spaces" in index and "characters long" in index and "Similar code" in index
+    assert "<tr class='missing'><td>Absent Anna</td>" in index
+    assert "never run" in (out / "never ran.html").read_text()
+    six = json.loads((out / "lesson six.json").read_text())
+    assert six["problem"].startswith("another lesson: this is lesson 6") and six["results"] == []
+    with (out / "class.csv").open(newline="") as f:
+        rows = {r["learner"]: r for r in csv.DictReader(f)}
+    assert rows["Right 0"]["points"] == "5" and rows["Right 0"]["max_points"] == "5"
+    assert rows["perf_counter"]["l4-refund-limit"] == "review" and rows["perf_counter"]["points"] == "4"
+    assert rows["lesson six"]["status"] == "another lesson" and rows["lesson six"]["points"] == "0"
+    assert rows["not json"]["status"] == "unreadable"
+    assert rows["Absent Anna"]["status"] == "missing" and rows["'=cmd|' /C calc'!A0"]["status"] == "missing"
     everything = done.stdout + done.stderr + "".join(p.read_text(errors="replace") for p in out.iterdir())
     assert SECRET not in everything
-    if hides_files:
-        assert victim.read_text() == "the mentor's file\n"
-    assert sleepers() == []
-    assert git_status() == before
-    return done, out
 
 
 @pytest.mark.subprocess
-@pytest.mark.timeout(300)  # 32 notebooks: about 20 s on a quiet 2-core machine; a hang guard, not a speed goal
-def test_a_class_graded_in_bubblewrap_gets_right_verdicts_and_the_hostile_notebooks_change_nothing(tmp_path):
-    bwrap_or_skip()
-    done, out = assert_class_graded(tmp_path)
-    assert "Sandbox: bwrap" in done.stdout
-    assert "12 of 32 learners passed everything" in done.stdout  # the others deleted three exercises
-    assert f"Reports: {out}" in done.stdout
-
-
-@pytest.mark.subprocess
-@pytest.mark.timeout(300)
-def test_a_class_graded_in_the_process_sandbox_gets_the_same_verdicts_and_nothing_is_left_behind(tmp_path):
-    # The process sandbox does not hide the mentor's files (README says so): the victim is not checked.
-    done, out = assert_class_graded(tmp_path, "--sandbox", "process", hides_files=False)
-    assert "Sandbox: process" in done.stdout
-    forged = json.loads((out / "forges.json").read_text())["exercises"][0]
-    assert not forged["passed"] and "changed the grader" in forged["message"]
-    assert not (ROOT / "course" / "exercises" / "lesson9.py").exists()
+def test_every_reference_solution_passes_in_the_sandbox_so_no_honest_work_is_voided(tmp_path):
+    require_bwrap()
+    done = grade(tmp_path, tmp_path / "out", "--solutions")
+    (solutions,) = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json")]
+    bad = [(r["id"], r["status"], r["message"], r["reasons"]) for r in solutions["results"] if r["status"] != "pass"]
+    assert bad == [] and done.returncode == 0, done.stdout

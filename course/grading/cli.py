@@ -1,47 +1,83 @@
-"""`python -m course.grading [options] NOTEBOOK_OR_FOLDER...`: grade a class, write the feedback."""
+"""`python -m course.grading [options] NOTEBOOK_OR_FOLDER...`: grade a class, write what a mentor reads."""
 
 from __future__ import annotations
 
 import argparse
-import os
+import json
 import sys
 from pathlib import Path
 
 from course.grading import report
-from course.grading.runner import grade_class, learners
-from course.grading.sandbox import ROOT, Limits, Sandbox, SandboxError
+from course.grading.runner import Grade, Learner, grade_class, learners
+from course.grading.sandbox import ROOT, Sandbox, SandboxError, SandboxLimits
 
-DESCRIPTION = """Grade learners' notebooks: each learner's exercises run in a sandbox (a child process group
-with an allowlisted environment, a private temporary folder and OS limits; with bubblewrap also a read-only
-filesystem and no network). Writes a feedback file per learner (HTML and JSON) and class.csv."""
-EPILOG = """exit status: 0 every learner passed every exercise; 1 some exercises did not pass or some
-files could not be read (the reports say which); 2 a bad command line, nothing to grade, or a
-sandbox that cannot run.
+DESCRIPTION = """Grade learners' notebooks in a bubblewrap sandbox (README, "Grading a class"). A pass counts only
+inside the lesson's vocabulary; anything else is "review", with the reason. Writes index.html (the class),
+a page per learner, class.csv (merged with earlier runs) and the similar pairs."""
+EPILOG = """exit status: 0 every learner passed every exercise; 1 some did not (the reports say which);
+2 a bad command line, nothing to grade, or no sandbox.
 examples:
-  python -m course.grading "submissions/lesson 1/" -j 4
-  python -m course.grading "Anna lesson 4.ipynb" --out feedback/"""
+  python -m course.grading "submissions/lesson 4/" -j 2 --roster names.txt
+  python -m course.grading --out work/grades --learner "Anna B" --exercise l4-guard --by Mia \\
+      --override pass --why "the loop is fine, the check misread it"
+  python -m course.grading --vocabulary 4"""
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m course.grading", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="*", type=Path, metavar="NOTEBOOK_OR_FOLDER",
-                   help="learners' notebooks, or folders of them (every visible file in a folder is graded)")
-    p.add_argument("-j", "--jobs", type=int, default=2, metavar="N",
-                   help="learners graded in parallel (default 2)")
+    p.add_argument("paths", nargs="*", type=Path, metavar="NOTEBOOK_OR_FOLDER")
+    p.add_argument("-j", "--jobs", type=int, default=2, metavar="N", help="learners graded in parallel (default 2)")
     p.add_argument("--out", type=Path, default=ROOT / "work" / "grades", metavar="DIR",
                    help="where the reports go (default work/grades/)")
-    p.add_argument("--timeout", type=float, default=Limits.wall_seconds, metavar="SECONDS",
-                   help=f"wall-clock limit per exercise (default {Limits.wall_seconds:g})")
+    p.add_argument("--timeout", type=float, default=SandboxLimits.wall_seconds, metavar="SECONDS",
+                   help=f"wall-clock limit per exercise (default {SandboxLimits.wall_seconds:g})")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "process"], default="auto",
-                   help="bwrap: bubblewrap (read-only filesystem, no network); process: a process group with "
-                        "limits only; auto (default): bwrap when it works here, else process")
+                   help="auto/bwrap (default): bubblewrap, or stop with how to install it; process: NOT a sandbox, "
+                        "for trusted work only (every report says so)")
+    p.add_argument("--lesson", type=int, help="the class's lesson (default: the one most notebooks are)")
+    p.add_argument("--roster", type=Path, help="a file with one learner name a line: absent ones are 'missing'")
     p.add_argument("--solutions", action="store_true", help="grade the reference solutions (solutions/)")
+    p.add_argument("--vocabulary", type=int, metavar="LESSON", help="print what a lesson's passes may use")
+    fb = p.add_argument_group("mentor feedback (written to DIR/feedback.json, shown on the learner's page)")
+    fb.add_argument("--learner")
+    fb.add_argument("--exercise")
+    fb.add_argument("--by", help="who writes it")
+    fb.add_argument("--comment")
+    fb.add_argument("--override", choices=["pass", "not yet", "review"], help="change the verdict (needs --why)")
+    fb.add_argument("--why")
     return p
+
+
+def reload(out: Path) -> tuple[list[Learner], str]:
+    class_, sandbox = [], "bubblewrap sandbox"
+    for path in sorted(out.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "results" in data:
+            sandbox = data.pop("sandbox", sandbox)
+            results = [Grade(**r) for r in data.pop("results")]
+            class_.append(Learner(**{**data, "path": Path(data["path"]), "results": results}))
+    return class_, sandbox
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.vocabulary is not None:
+        from course.grading.vocabulary import vocabulary
+
+        print(vocabulary(args.vocabulary).describe())
+        return 0
+    if args.learner or args.exercise:
+        if not (args.learner and args.exercise and args.by and (args.comment or args.override)) or \
+                (args.override and not args.why):
+            print("feedback needs --learner, --exercise, --by and --comment or --override with --why.")
+            return 2
+        report.add_feedback(args.out, args.learner, args.exercise, args.by, args.comment or "",
+                            args.override or "", args.why or "")
+        class_, label = reload(args.out)
+        report.write(class_, args.out, label)
+        print(f"Feedback for {args.learner}, {args.exercise} written to {args.out / 'feedback.json'}.")
+        return 0
     if not args.paths and not args.solutions:
         parser().print_help()
         return 2
@@ -53,38 +89,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no such file or folder: {', '.join(missing)} (a path with spaces needs quotes).")
         return 2
     if not args.solutions and not learners(args.paths, skip=args.out):
-        print(f"nothing to grade in {', '.join(str(p) for p in args.paths)}: no visible file (hidden files and the "
-              "report folder are skipped).")
+        print(f"nothing to grade in {', '.join(map(str, args.paths))}: no visible file.")
         return 2
     try:
-        sandbox = Sandbox(args.sandbox, Limits(wall_seconds=args.timeout), reap_orphans=True)
+        sandbox = Sandbox(args.sandbox, SandboxLimits(wall_seconds=args.timeout))
     except SandboxError as e:
         print(e)
         return 2
-    what = {"bwrap": "bubblewrap: read-only filesystem, no network, own process namespace",
-            "process": "process group with limits; the learner's code can still read and delete the files your "
-                       "account can (README, 'Grading a class')"}[sandbox.mode]
-    print(f"Sandbox: {sandbox.mode} ({what}); {args.jobs} learners in parallel, {args.timeout:g} s per exercise.",
-          flush=True)
+    print(f"Sandbox: {sandbox.label}; {args.jobs} learners in parallel, {args.timeout:g} s per exercise.", flush=True)
+    roster = [n.strip() for n in args.roster.read_text(encoding="utf-8").splitlines() if n.strip()] \
+        if args.roster else []
     with sandbox:
-        class_ = grade_class(args.paths, sandbox, args.jobs, skip=args.out, solutions=args.solutions,
-                             done=lambda learner: print(report.summary_line(learner), flush=True))
-    earlier = report.stale(args.out, class_)
-    report.write(class_, args.out)
-    graded = [learner for learner in class_ if not learner.problem]
-    perfect = sum(learner.passed == learner.total for learner in graded)
-    exercises = sum(learner.total for learner in graded)
-    passed = sum(learner.passed for learner in graded)
-    unread = len(class_) - len(graded)
-    print(f"{perfect} of {len(class_)} learners passed everything; {passed} of {exercises} exercises passed"
-          + (f"; {unread} file(s) could not be read" if unread else "") + ".")
-    out = args.out.resolve()
-    shown = out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out
-    print(f"Reports: {shown}{os.sep} (class.csv, and an .html and a .json per learner)")
-    if earlier:
-        names = ", ".join(earlier[:3]) + (f" and {len(earlier) - 3} more" if len(earlier) > 3 else "")
-        print(f"Also there, from an earlier run and not in this class: {len(earlier)} learner report(s) ({names}); "
-              "give each class its own --out.")
+        class_ = grade_class(args.paths, sandbox, args.jobs, skip=args.out, lesson=args.lesson,
+                             solutions=args.solutions, done=lambda learner: print(report.summary_line(learner),
+                                                                                  flush=True))
+    report.write(class_, args.out, sandbox.label, roster)
+    perfect = sum(not learner.problem and learner.passed == learner.total for learner in class_)
+    results = [r for learner in class_ if not learner.problem for r in learner.results if r.scored]
+    print(f"{perfect} of {len(class_)} learners passed everything; {sum(r.passed for r in results)} of {len(results)} "
+          f"exercises passed; {sum(r.status == 'review' for r in results)} to review.")
+    print(f"Reports: {args.out}/index.html (and class.csv, a page per learner)")
     return 0 if perfect == len(class_) else 1
 
 

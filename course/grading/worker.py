@@ -1,157 +1,167 @@
-"""Checks one learner's exercise cells inside the sandbox (started by the supervisor): each in a
-process of its own, forked from a worker that has imported the course and runs no learner code.
+"""Inside the sandbox: checks one learner's exercise cells, each in a process forked from this one.
 
-The worker imports every course module the checks use, fingerprints them, says it is ready, then
-forks a child per exercise. The child closes the worker's channel before anything else, runs the
-lesson's imports, the learner's cell and the check, and writes its verdict on a pipe of its own;
-what it prints goes to that exercise's output file. The worker reads the pipe (within the time
-limit), kills whatever the child left running, and writes the verdict, with the job's nonce and
-the exercise's index, on the channel the supervisor reads. So nothing a cell does (patch the
-grader, start a thread, set a signal, write a forged verdict) reaches another exercise's check or
-verdict: each child starts from the worker's pristine memory.
+This worker imports the course, makes itself non-dumpable (no process of the sandbox can read its
+memory or open its pipes through /proc), says it is ready, then per exercise forks a child that keeps
+only its own verdict pipe (fd 3), runs the lesson's imports, the learner's cell and the check, and
+writes one line. The worker reads at most VERDICT_CAP bytes of it within the time limit, ends every
+other process of the sandbox, and answers on its stdout, in order. What a child writes on its own
+pipe is the learner's to forge: the vocabulary rule (vocabulary.py) is what trusts a pass.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 import importlib
 import json
 import os
+import resource
 import select
 import signal
 import sys
 import time
 
-from course.grading.fingerprints import changes, fingerprint, preimport
-from course.grading.reaping import become_subreaper, end_children, set_dumpable
-
-PIPE_LIMIT = 1 << 20  # a verdict is a few hundred bytes: more is the learner's code writing
+VERDICT_CAP = 1 << 16
 
 
-def redirect_output(path: str) -> None:
-    """Point fds 1 and 2 (and so what the learner's code and its subprocesses print) at one exercise's file."""
-    sys.stdout.flush()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
+def prctl(option: int, value: int) -> None:
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
-def check_cell(registry, exercise, item: dict, start: dict, course: str) -> dict:
-    """Run the lesson's imports, the learner's cell and the check; the verdict, void if the cell changed
-    what the verdict depends on. `start` is the worker's fingerprint: this process is a fork of it, and the
-    lesson's imports change nothing it watches, so one comparison covers the whole cell."""
-    id = exercise.id
-    Verdict, judge, run_cell = registry.Verdict, registry.judge, registry.run_cell
-    namespace, _ = run_cell(exercise, id, "")  # the lesson's imports (`given`): pristine code
-    builtin, saved = vars(builtins), dict(vars(builtins))
+def set_limits(limits: dict) -> None:
+    for kind, value in ((resource.RLIMIT_CPU, limits["cpu_seconds"]), (resource.RLIMIT_AS, limits["memory_mb"] << 20),
+                        (resource.RLIMIT_FSIZE, limits["file_mb"] << 20),
+                        (resource.RLIMIT_NPROC, limits["processes"])):
+        hard = resource.getrlimit(kind)[1]
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        try:
+            resource.setrlimit(kind, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
+def check_cell(registry, exercise, source: str) -> tuple[bool, str]:
+    namespace, _ = registry.run_cell(exercise, exercise.id, "")  # the lesson's imports (`given`)
     try:
-        namespace, failed = run_cell(exercise, id, item["source"], namespace)
-        verdict = failed or judge(exercise, namespace)
+        namespace, failed = registry.run_cell(exercise, exercise.id, source, namespace)
+        verdict = failed or registry.judge(exercise, namespace)
     except (SystemExit, KeyboardInterrupt) as e:  # in Jupyter the kernel goes on; here the check cannot
-        verdict = Verdict(id, False, f"the code raised {type(e).__name__}({e}), which stops a script: remove it "
-                                     "from the exercise cell (in the notebook the kernel just goes on).")
-    except Exception as e:  # judge never raises, unless the learner's code broke what it relies on
-        verdict = Verdict(id, False, f"the check itself could not run: {type(e).__name__}: {e}")
-    # Builtins first, with no builtin called: a patched `isinstance` must not break what follows.
-    patched = [f"builtins.{k}" for k in {**builtin, **saved} if builtin.get(k) is not saved.get(k)]
-    builtin.clear()
-    builtin.update(saved)
-    sys.stdout.flush()
-    tampered = sorted({*patched, *changes(start, course)})
-    if tampered:
-        verdict = Verdict(id, False, "the code changed the grader or the course while it was checked ("
-                          + ", ".join(tampered[:5]) + "): no pass.")
-    return {"passed": verdict.passed is True, "message": str(verdict.message), "tampered": tampered}
+        return False, (f"the code raised {type(e).__name__}({e}), which stops a script: remove it from the "
+                       "exercise cell (in the notebook the kernel just goes on).")
+    except Exception as e:
+        return False, f"the check itself could not run: {type(e).__name__}: {e}"
+    return verdict.passed is True, str(verdict.message)
 
 
-def in_child(run, channel: int, output: str, wall: float) -> dict:
-    """`run()` in a forked child; what it wrote on its pipe, how it ended, and whether it ran out of time."""
+def in_child(run, output: str, wall: float, whole_namespace: bool) -> dict:
+    """`run()` in a forked child with only its verdict pipe; what it answered and how it ended."""
     sys.stdout.flush()
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: from here on, learner code may run
-        # Taken before the learner's code runs, so a patched `os` neither forges the answer nor keeps the child
-        # alive; the answer is a repr of plain values (builtins are put back by check_cell), not json.
+    if pid == 0:
         write, exit_now = os.write, os._exit
         try:
-            os.close(channel)  # the verdicts of the other exercises are out of its reach
-            os.close(read_end)
-            set_dumpable(True)
-            redirect_output(output)
-            answer = run()
-            write(write_end, repr((answer["passed"] is True, str.__str__(answer["message"]),
-                                   [str.__str__(t) for t in answer["tampered"]])).encode("utf-8", "replace") + b"\n")
+            os.dup2(write_end, 3)
+            os.closerange(4, 1 << 16)  # the worker's answers, and everything else, are out of its reach
+            fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            passed, message = run()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            write(3, repr((passed, message)).encode("utf-8", "replace") + b"\n")
         finally:
-            exit_now(0)  # no learner atexit handler or thread runs after the verdict
+            exit_now(0)
     os.close(write_end)
     data, deadline, timed_out = b"", time.monotonic() + wall, False
-    while True:
+    while len(data) <= VERDICT_CAP:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([read_end], [], [], left)[0]:
             timed_out = True
             break
         chunk = os.read(read_end, 1 << 16)
-        if not chunk or len(data) > PIPE_LIMIT:
+        if not chunk:
             break
         data += chunk
     os.close(read_end)
-    if timed_out:
-        os.kill(pid, signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)  # exited already, or out of time
     _, status = os.waitpid(pid, 0)
-    end_children()  # what the cell left running: detached, it was handed over to us (a subreaper)
+    end_others(whole_namespace)
     code = os.waitstatus_to_exitcode(status)
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    verdict = parsed(lines[0]) if len(lines) == 1 else None
-    # The child writes one verdict and exits 0 at once. Anything else on its pipe (a second verdict, one
-    # followed by a kill or another exit code, garbage) is the learner's code writing: void.
-    forged = bool(lines) and not timed_out and (verdict is None or code != 0)
-    return {"verdict": None if forged or timed_out else verdict, "exit": code, "timed_out": timed_out,
-            "forged": forged}
-
-
-def parsed(line: bytes) -> dict | None:
-    """The verdict a child wrote (see in_child), or None if the line is not one."""
+    lines = data.split(b"\n")
+    answer = {"exit": code, "timed_out": timed_out, "passed": False, "message": ""}
     try:
-        passed, message, tampered = ast.literal_eval(line.decode("utf-8", "replace"))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    if not (isinstance(passed, bool) and isinstance(message, str) and isinstance(tampered, list)):
-        return None
-    return {"passed": passed, "message": message, "tampered": tampered}
+        passed, message = ast.literal_eval(lines[0].decode("utf-8", "replace"))
+        assert isinstance(passed, bool) and isinstance(message, str) and lines[1:] == [b""] and code == 0
+        answer.update(passed=passed, message=message)
+    except Exception:  # no line (it crashed or looped), or more than the one the child writes: no verdict
+        answer["forged"] = bool(data) and not timed_out
+    return answer
+
+
+def end_others(whole_namespace: bool) -> None:
+    """Kill every process of the sandbox but this one and its init (bubblewrap's /proc shows only them);
+    in process mode, every child of this process (a subreaper: detached descendants come back to it)."""
+    for _ in range(20):
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())
+                and (whole_namespace or parent(p) == os.getpid())]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        time.sleep(0.01)
+
+
+def parent(pid: str) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+def head(path: str, chars: int) -> tuple[str, int]:
+    try:
+        with open(path, "rb") as f:
+            first = f.read(chars * 4)
+            lines = first.count(b"\n") + sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    except OSError:
+        return "", 0
+    return first.decode("utf-8", "replace")[:chars], lines + (bool(first) and not first.endswith(b"\n"))
 
 
 def main() -> None:
     job = json.loads(sys.stdin.read())
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    redirect_output(job["outputs"][0])
-    sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
-    sys.stderr = sys.stdout
-    set_dumpable(False)  # the children cannot open this process's channel through /proc
-    become_subreaper()
-    nonce = job.pop("nonce")
-
+    os.dup2(os.open(os.devnull, os.O_RDWR), 0)
+    os.makedirs(job["home"], exist_ok=True)
+    os.chdir(job["home"])
+    os.dup2(os.open(os.path.join(job["home"], "worker.txt"), os.O_WRONLY | os.O_CREAT, 0o600), 1)
+    set_limits(job["limits"])
+    prctl(4, 0)  # PR_SET_DUMPABLE off: learner code cannot read this process's memory nor open its fds
+    prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: in process mode, detached descendants come back to be killed
     from course.exercises import registry
 
-    for module in dict.fromkeys(importlib.import_module(item["module"]) for item in job["exercises"]):
-        preimport(module)
-    exercises = [registry.REGISTRY[item["id"]] for item in job["exercises"]]
-    start = fingerprint()
-    channel.write(json.dumps({"nonce": nonce, "ready": True}) + "\n")
+    for item in job["exercises"]:
+        importlib.import_module(item["module"])
+    channel.write(json.dumps({"ready": True}) + "\n")
     channel.flush()
-    wall = job["limits"]["wall_seconds"]
-    for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
-        def run(item=item, exercise=exercise) -> dict:
-            return check_cell(registry, exercise, item, start, job["course"])
-
-        if hasattr(os, "fork"):
-            answer = in_child(run, channel.fileno(), job["outputs"][index], wall)
-        else:  # Windows: the runner sends one exercise per sandbox, and it is checked here
-            redirect_output(job["outputs"][index])
-            answer = {"verdict": run(), "exit": 0, "timed_out": False, "forged": False}
-        channel.write(json.dumps({"nonce": nonce, "index": index, **answer}) + "\n")
+    limits = job["limits"]
+    for index, item in enumerate(job["exercises"]):
+        output = os.path.join(job["home"], f"output-{index}.txt")
+        exercise = registry.REGISTRY[item["id"]]
+        answer = in_child(lambda e=exercise, s=item["source"]: check_cell(registry, e, s), output,
+                          limits["wall_seconds"], job["mode"] == "bwrap")
+        text, lines = head(output, limits["output_chars"])
+        channel.write(json.dumps({"index": index, **answer, "output": text, "output_lines": lines}) + "\n")
         channel.flush()
     os._exit(0)

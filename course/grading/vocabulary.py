@@ -1,0 +1,179 @@
+"""A pass stays inside the lesson's vocabulary: what a cell may use, derived once per lesson from the
+lesson's GIVEN imports and its reference solutions, and checked on the cell's syntax tree (Python's
+parser has already NFKC-normalised its identifiers, so `_ｇｅｔｆｒａｍｅ` is `_getframe` here).
+
+A cell outside it gets the status "review", with the reason and the line. Outside means: an import the
+lesson does not use (always: `course.exercises`, `course.grading`); a name from a course module the
+lesson does not import (the course's own answer to the exercise, say); a builtin that reaches code or
+namespaces (`exec`, `getattr`, `open`, ...); a dunder or `_private` name or attribute, a frame, code
+or traceback attribute, or a dunder string; a dunder method the solutions do not define; assigning
+to or deleting an imported module's or object's attribute; a module reached through another's
+attributes; a non-ASCII identifier; a line over 200 characters. `python -m course.grading --vocabulary N`
+prints a lesson's vocabulary.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import io
+import tokenize
+import types
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from course.exercises import REGISTRY, load_all
+
+SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
+LONG_LINE = 200
+BASE_MODULES = {"re", "json", "math", "string", "textwrap", "collections", "itertools", "functools", "dataclasses",
+                "typing", "enum", "datetime", "decimal", "fractions", "statistics", "copy", "asyncio", "uuid"}
+NEVER = ("course.exercises", "course.grading")
+REACHING = {"exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "vars", "locals",
+            "open", "breakpoint", "input", "memoryview", "help", "exit", "quit", "__build_class__", "__loader__"}
+INTERNALS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lasti", "gi_frame", "gi_code",
+             "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next", "co_code", "co_consts",
+             "co_names", "gi_yieldfrom", "cr_await"}
+RUNS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess", "system", "popen", "fork", "execv",
+        "execve", "spawnv", "CDLL", "cdll", "pythonapi"}  # start programs or reach C, whatever module holds them
+PLAIN_DUNDERS = {"__init__", "__post_init__", "__repr__", "__str__", "__name__", "__call__"}
+
+
+@dataclass
+class Vocabulary:
+    lesson: int
+    modules: set[str] = field(default_factory=set)
+    imported: set[tuple[str, str]] = field(default_factory=set)  # (course module, name)
+    specials: set[str] = field(default_factory=set)  # dunder/private names, attributes, reaching builtins used
+
+    def describe(self) -> str:
+        names = sorted(f"{m}.{n}" for m, n in self.imported)
+        return (f"lesson {self.lesson}\nmodules: {', '.join(sorted(self.modules))}\nfrom course modules: "
+                f"{', '.join(names)}\nspecial names: {', '.join(sorted(self.specials)) or '(none)'}")
+
+
+def special(name: str) -> bool:
+    return name.startswith("_") or name in REACHING or name in INTERNALS or name in RUNS
+
+
+def walk_imports(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name, None, alias.asname or alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                yield node, "." * node.level + (node.module or ""), alias.name, alias.asname or alias.name
+
+
+def words(tree: ast.AST):
+    """(line, name) of every identifier and dunder string the tree uses or defines."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.lineno, node.attr
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield node.lineno, node.name
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("__"):
+            yield node.lineno, node.value
+        elif isinstance(node, ast.keyword) and node.arg:
+            yield getattr(node, "lineno", 0), node.arg
+
+
+@cache
+def vocabulary(lesson: int) -> Vocabulary:
+    load_all()
+    vocab = Vocabulary(lesson, set(BASE_MODULES))
+    ids = [i for i, ex in REGISTRY.items() if ex.lesson == lesson]
+    sources = [REGISTRY[i].given for i in ids]
+    sources += [p.read_text(encoding="utf-8") for i in ids if (p := SOLUTIONS / f"{i}.py").is_file()]
+    for source in sources:
+        tree = ast.parse(source)
+        for _, module, name, _ in walk_imports(tree):
+            if not module.startswith(NEVER):
+                vocab.modules.add(module)
+                if name is not None:
+                    vocab.imported.add((module, name))
+        vocab.specials |= {name for _, name in words(tree) if special(name)}
+    return vocab
+
+
+def resolve(path: list[str]) -> object:
+    """The object a dotted path names, importing what the lesson allows; None if it is not there."""
+    try:
+        value: object = importlib.import_module(path[0])
+    except ImportError:
+        return None
+    for part in path[1:]:
+        value = getattr(value, part, None)
+    return value
+
+
+def review(source: str, lesson: int) -> list[str]:
+    """Why a mentor should read this cell before its verdict counts ("line N: ..."); [] if none."""
+    vocab, found = vocabulary(lesson), []
+    for number, line in enumerate(source.splitlines(), 1):
+        if len(line) > LONG_LINE:
+            found.append(f"line {number}: {len(line)} characters long (more than {LONG_LINE}; the rest is hidden "
+                         "off screen)")
+    try:
+        tree = ast.parse(source)
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return found  # the cell does not run: its verdict says so
+    for token in tokens:
+        if token.type == tokenize.NAME and not token.string.isascii():
+            found.append(f"line {token.start[0]}: a non-ASCII identifier `{token.string}` (Python reads it as "
+                         f"`{unicodedata.normalize('NFKC', token.string)}`)")
+    bound: dict[str, list[str]] = {}  # a name an import binds: the dotted path it stands for
+    for node, module, name, local in walk_imports(tree):
+        full = f"{module}.{name}" if name else module
+        if module.startswith(NEVER) or full.startswith(NEVER):
+            found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
+        elif module.split(".")[0] == "course" and name is not None and (module, name) not in vocab.imported:
+            found.append(f"line {node.lineno}: `from {module} import {name}`: the lesson's code never imports it "
+                         "(the course's own answer?)")
+        elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
+            found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
+        bound[local] = full.split(".") if name else module.split(".")[:1] if local == module.split(".")[0] \
+            else module.split(".")
+    builtin = set(vars(builtins))
+    for number, name in words(tree):
+        if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
+            kind = ("a builtin that reaches code or namespaces" if name in REACHING and name in builtin
+                    else "a frame, code or traceback attribute" if name in INTERNALS
+                    else "a way to start a program" if name in RUNS else "a dunder or private name")
+            found.append(f"line {number}: `{name}`: {kind}, which this lesson's solutions do not use")
+    for node in ast.walk(tree):
+        at: int = getattr(node, "lineno", 0)
+        targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
+                   if isinstance(node, ast.AugAssign | ast.AnnAssign) else node.targets
+                   if isinstance(node, ast.Delete) else [])
+        for target in targets:
+            base: ast.expr = target
+            while isinstance(base, ast.Attribute | ast.Subscript):
+                base = base.value
+            if base is not target and isinstance(base, ast.Name) and base.id in bound:
+                found.append(f"line {at}: changes `{base.id}`, which it imported (the check uses it too)")
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            chain: list[str] = []
+            root: ast.expr = node
+            while isinstance(root, ast.Attribute):
+                chain.insert(0, root.attr)
+                root = root.value
+            tops = {m.split(".")[0] for m in vocab.modules}
+            # Resolved by importing only what the lesson imports (trusted code): never a module a learner named.
+            if isinstance(root, ast.Name) and root.id in bound and not any(map(special, chain)) and \
+                    bound[root.id][0] in tops and ".".join(bound[root.id]) not in NEVER:
+                value = resolve(bound[root.id] + chain)
+                if isinstance(value, types.ModuleType) and (value.__name__.startswith(NEVER)
+                                                            or value.__name__.split(".")[0] not in tops):
+                    found.append(f"line {line}: reaches the module `{value.__name__}` through "
+                                 f"`{root.id}.{'.'.join(chain)}`")
+                elif getattr(value, "__module__", "") and str(getattr(value, "__module__", "")).startswith(NEVER):
+                    found.append(f"line {line}: reaches the grader's code through `{root.id}.{'.'.join(chain)}`")
+    return list(dict.fromkeys(found))
