@@ -32,7 +32,8 @@ class StockLevel(BaseModel):
     warehouse: Literal["north", "south"]
 
 
-STOCK: dict[str, tuple[int, int, Literal["north", "south"]]] = {"KETTLE-2": (14, 2, "north"), "MUG-6": (0, 0, "south"), "LAMP-1": (7, 3, "north"),
+STOCK: dict[str, tuple[int, int, Literal["north", "south"]]] = {
+    "KETTLE-2": (14, 2, "north"), "MUG-6": (0, 0, "south"), "LAMP-1": (7, 3, "north"),
          "CHAIR-3": (2, 1, "south")}
 
 
