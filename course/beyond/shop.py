@@ -45,38 +45,48 @@ class CardPin(BaseModel):
     pin: str = Field(description="The card's PIN, to verify the customer")
 
 
+def refund_question(orders: dict[str, dict], email: str, amount: float) -> Elicit[Any]:
+    """The question `issue_refund` asks: which of the customer's orders, and a confirmation over the limit."""
+    mine = sorted(o for o, order in orders.items() if order["email"] == email)
+    if not mine:
+        raise ToolError(f"No orders for {email}.")
+    fields: dict[str, Any] = {"order_id": (Literal[tuple(mine)], Field(description="Which order?"))}
+    if amount > REFUND_LIMIT:
+        fields["confirm"] = (bool, Field(description=f"Refund {amount:.2f} EUR (over {REFUND_LIMIT:.0f})?"))
+    fields["note"] = (str | None, Field(default=None, description="A note for the customer"))
+    model = create_model("RefundQuestion", **fields)
+    return Elicit(f"{email} has {len(mine)} orders: which one should get {amount:.2f} EUR back?", model)
+
+
+def refund(answer: Any, amount: float, refunds: list[tuple[str, float]], log: list[str]) -> str:
+    """What `issue_refund` does with the human's answer: accept, decline and cancel each say what happened."""
+    if answer.action != "accept":
+        log.append(f"issue_refund: the human chose {answer.action}; nothing refunded")
+        return f"No refund: the human chose {answer.action}."
+    if amount > REFUND_LIMIT and not answer.data.confirm:
+        return "No refund: the human did not confirm the amount."
+    refunds.append((answer.data.order_id, amount))
+    log.append(f"issue_refund: {amount:.2f} EUR to {answer.data.order_id}")
+    return f"Refunded {amount:.2f} EUR to {answer.data.order_id}."
+
+
 def build_server(*, step: float = 0.2) -> MCPServer:
     """A fresh server with its own log: `server.log` lists what happened on the server's side."""
     server = MCPServer("shop-desk", log_level="WARNING")
-    server.log = log = []  # type: ignore[attr-defined]
+    log: list[str] = []
+    server.log = log  # type: ignore[attr-defined]
     refunds: list[tuple[str, float]] = []
     server.refunds = refunds  # type: ignore[attr-defined]
     orders = shop_orders()
 
-    def which_order(email: str, amount: float) -> Any:
-        mine = sorted(o for o, order in orders.items() if order["email"] == email)
-        if not mine:
-            raise ToolError(f"No orders for {email}.")
-        fields: dict[str, Any] = {"order_id": (Literal[tuple(mine)], Field(description="Which order?"))}
-        if amount > REFUND_LIMIT:
-            fields["confirm"] = (bool, Field(description=f"Refund {amount:.2f} EUR (over {REFUND_LIMIT:.0f})?"))
-        fields["note"] = (str | None, Field(default=None, description="A note for the customer"))
-        model = create_model("RefundQuestion", **fields)
-        return Elicit(f"{email} has {len(mine)} orders: which one should get {amount:.2f} EUR back?", model)
+    def which_order(email: str, amount: float) -> Elicit[Any]:
+        return refund_question(orders, email, amount)
 
     @server.tool()
     async def issue_refund(email: str, amount: Annotated[float, Field(gt=0)],
                            answer: Annotated[ElicitationResult[Any], Resolve(which_order)]) -> str:
         """Refund an amount to one of a customer's orders; asks the human which order (and to confirm)."""
-        if answer.action != "accept":
-            log.append(f"issue_refund: the human chose {answer.action}; nothing refunded")
-            return f"No refund: the human chose {answer.action}."
-        data = answer.data
-        if amount > REFUND_LIMIT and not data.confirm:
-            return "No refund: the human did not confirm the amount."
-        refunds.append((data.order_id, amount))
-        log.append(f"issue_refund: {amount:.2f} EUR to {data.order_id}")
-        return f"Refunded {amount:.2f} EUR to {data.order_id}."
+        return refund(answer, amount, refunds, log)
 
     @server.tool()
     async def confirm_refund(order_id: str, ctx: Context) -> str:
