@@ -8,17 +8,19 @@ import random
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import field_of, schema, valid_answer, word
 from course.exercises.lesson9.given import GIVEN
+from course.exercises.plain import plain, same
 
 KEYS = ("name", "kind", "label", "required", "choices")
 
 
 def as_dict(item: object) -> dict:
     """A learner's field as a dict, whether they returned dicts or objects with those attributes."""
-    if isinstance(item, dict):
-        got = {k: item.get(k) for k in KEYS}
+    item = plain(item)
+    if type(item) is dict:
+        got = {k: plain(item.get(k)) for k in KEYS}
     else:
-        got = {k: getattr(item, k, None) for k in KEYS}
-    got["choices"] = list(got["choices"] or [])
+        got = {k: plain(getattr(item, k, None)) for k in KEYS}
+    got["choices"] = list(plain(got["choices"]) or [])
     return got
 
 
@@ -43,7 +45,7 @@ def check_form_fields(form_fields):
                          f"{[f['name'] for f in want]}: one field per property, in the schema's order.")
         for m, w in zip(mine, want, strict=True):
             for key in KEYS:
-                if m[key] != w[key]:
+                if not same(m[key], w[key]):
                     prop = s["properties"][w["name"]]
                     raise NotYet(f"for the property {w['name']!r} ({prop}), {key} is {m[key]!r}; expected "
                                  f"{w[key]!r}. {ADVICE[key]}")
@@ -68,8 +70,8 @@ def check_answer_problems(problems):
         s = schema(rng)
         for _ in range(3):
             answer = valid_answer(rng, s)
-            got = problems(s, answer)
-            if got:
+            got = plain(problems(s, answer))
+            if got != []:
                 raise NotYet(f"problems(schema, {answer}) found {got}, but that answer fits the schema "
                              f"{s}: a field that is not required may be left out, and a whole number is a number.")
         req = s["required"][0]
@@ -91,11 +93,11 @@ def check_answer_problems(problems):
                 answer.pop(name, None)
             else:
                 answer[name] = value
-            got = problems(s, answer)
+            got = plain(problems(s, answer))
             if not got:
                 raise NotYet(f"problems found nothing wrong with {case} (answer {answer}); {advice}. "
                              "Nothing that breaks the schema may be sent to the server.")
-            if not isinstance(got, list) or not all(isinstance(p, str) for p in got):
+            if type(got) is not list or not all(type(p) is str for p in got):
                 raise NotYet(f"problems returned {got!r}: return a list of sentences, one per problem.")
             label = s["properties"].get(name, {}).get("title", name)
             if not any(name in p or label in p for p in got):
