@@ -128,3 +128,7 @@ def build_server(*, step: float = 0.2) -> MCPServer:
         return f"Counted {aisles} aisles: stock matches the books."
 
     return server
+
+
+if __name__ == "__main__":  # `python -m course.beyond.shop`: the lesson's server over stdio (for other clients)
+    build_server(step=0.05).run()
