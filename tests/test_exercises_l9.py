@@ -157,3 +157,36 @@ def test_a_for_model_that_gives_only_the_text_is_refused():
 def test_a_for_model_whose_error_does_not_name_the_tool_is_refused():
     fails_with("l9-structured-result", solution("l9-structured-result").replace(
         'f"{tool} broke its own', 'f"The tool broke its own'), "name the tool")
+
+
+# -- l9-progress-line ------------------------------------------------------------------------------------
+def test_the_courses_own_progress_line_passes():
+    passes("l9-progress-line", tries=TRIES, source="from course.beyond.progress import progress_text\n")
+
+
+def test_a_progress_line_built_with_round_and_join_passes():
+    passes("l9-progress-line", tries=TRIES, source="""
+        def progress_text(progress, total, message):
+            def num(x):
+                return str(int(x)) if float(x).is_integer() else repr(float(x))
+            parts = [f"{num(progress)}/{num(total)} ({round(100 * min(1, progress / total))}%)" if total
+                     else f"{num(progress)} done"]
+            return " ".join(parts + ([message] if message else []))
+        """)
+
+
+def test_a_progress_line_that_divides_by_a_missing_total_is_refused():
+    fails_with("l9-progress-line", """
+        def progress_text(progress, total, message):
+            return f"{progress:g}/{total:g} ({progress / total:.0%}) {message or ''}".strip()
+        """, "no total")
+
+
+def test_a_progress_line_that_shows_more_than_100_percent_is_refused():
+    fails_with("l9-progress-line", solution("l9-progress-line").replace("min(progress / total, 1)",
+                                                                        "progress / total"), "at most 100%")
+
+
+def test_a_progress_line_that_prints_floats_as_they_come_is_refused():
+    fails_with("l9-progress-line", solution("l9-progress-line").replace(
+        'f"{progress:g}/{total:g} ({share:.0%})"', 'f"{progress}/{total} ({share:.0%})"'), ":g")

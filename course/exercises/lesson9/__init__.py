@@ -9,9 +9,10 @@ code that does the job in general passes; the course's own code (course/beyond/)
 | `cases` | made-up elicitation schemas, answers and output schemas |
 | `forms` | `l9-form-fields`, `l9-answer-problems`, `l9-secret-question` |
 | `results` | `l9-structured-result` |
+| `progress` | `l9-progress-line` |
 """
 
 # Importing the check modules registers their checks, in the order the lesson builds things.
-from course.exercises.lesson9 import forms, results  # isort: skip
+from course.exercises.lesson9 import forms, results, progress  # isort: skip
 
-__all__ = ["forms", "results"]
+__all__ = ["forms", "progress", "results"]
