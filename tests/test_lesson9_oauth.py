@@ -5,6 +5,11 @@ refuse: one issued for another resource, one passed through by a middleman, one 
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+import time
+
 import pytest
 
 from course.beyond import oauth_flow, protected
@@ -124,3 +129,61 @@ async def test_when_the_human_says_no_there_is_no_code_and_the_host_says_why():
     async with protected.served(ShopAuthProvider(consent=lambda *_: False)) as web:
         with pytest.raises(SignInError, match="no authorization code: the human said no"):
             await sign_in(web(), DOCS, ["docs:read"])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running(provider):
+    """The three servers on real ports (uvicorn, one thread each), stopped on the way out."""
+    import uvicorn
+
+    urls = [f"http://127.0.0.1:{free_port()}" for _ in range(3)]
+    servers = []
+    for url, app in protected.apps(provider, *urls).items():
+        if hasattr(app, "streamable_http_app"):
+            app = app.streamable_http_app(host="127.0.0.1", json_response=True, stateless_http=True)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=int(url.rsplit(":", 1)[1]),
+                                               log_level="warning", lifespan="on"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        servers.append((server, thread))
+    try:
+        deadline = time.monotonic() + 20
+        while not all(s.started for s, _ in servers):
+            assert time.monotonic() < deadline, "the servers did not start within 20 s"
+            time.sleep(0.05)
+        yield urls
+    finally:
+        for server, thread in servers:
+            server.should_exit = True
+            thread.join(10)
+
+
+async def test_end_to_end_on_real_ports_sign_in_call_and_the_refused_tokens():
+    import httpx2
+
+    provider = ShopAuthProvider()
+    with running(provider) as (issuer, docs, desk):
+        async with httpx2.AsyncClient() as http:
+            reader = await sign_in(http, docs + "/mcp", ["docs:read"])
+            other = await sign_in(http, desk + "/mcp", ["docs:read"])
+            fresh = await oauth_flow.refresh(http, reader)
+            refused = []
+            for token in (other.access, fresh.access, "made-up"):
+                r = await http.post(docs + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                    headers={"Authorization": f"Bearer {token}",
+                                             "Accept": "application/json, text/event-stream"})
+                refused.append(r.status_code)
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        bearer = httpx2.AsyncClient(headers={"Authorization": f"Bearer {fresh.access}"})
+        async with Client(streamable_http_client(docs + "/mcp", http_client=bearer)) as client:
+            text = (await client.call_tool("read_policy", {"topic": "returns"})).content[0].text
+    assert reader.resource == docs + "/mcp" and refused == [401, 200, 401]
+    assert text == "returns: 30 days to ask for a refund (policy text from docs)."

@@ -62,10 +62,10 @@ def protected_server(name: str, provider: ShopAuthProvider, url: str, issuer: st
     return server
 
 
-def apps(provider: ShopAuthProvider) -> dict[str, Any]:
+def apps(provider: ShopAuthProvider, issuer: str = ISSUER, docs: str = DOCS, desk: str = DESK) -> dict[str, Any]:
     """The three local servers by base URL: the authorization server, the docs, the desk."""
-    docs, desk = protected_server("docs", provider, DOCS), protected_server("desk", provider, DESK)
-    return {ISSUER: auth_app(provider), DOCS: docs, DESK: desk}
+    return {issuer: auth_app(provider, issuer), docs: protected_server("docs", provider, docs, issuer),
+            desk: protected_server("desk", provider, desk, issuer)}
 
 
 @asynccontextmanager
