@@ -190,3 +190,33 @@ def test_a_progress_line_that_shows_more_than_100_percent_is_refused():
 def test_a_progress_line_that_prints_floats_as_they_come_is_refused():
     fails_with("l9-progress-line", solution("l9-progress-line").replace(
         'f"{progress:g}/{total:g} ({share:.0%})"', 'f"{progress}/{total} ({share:.0%})"'), ":g")
+
+
+# -- l9-token-check --------------------------------------------------------------------------------------
+def test_a_token_check_written_with_any_and_all_passes():
+    passes("l9-token-check", tries=TRIES, source="""
+        def token_problem(token, resource, needed, now):
+            aud = token.get("aud", [])
+            if not any(a == resource for a in (aud if isinstance(aud, list) else [aud])):
+                return "invalid_token"
+            if now >= token["exp"]:
+                return "invalid_token"
+            scopes = token["scope"].split(" ")
+            return None if all(s in scopes for s in needed) else "insufficient_scope"
+        """)
+
+
+def test_a_token_check_that_compares_the_audience_by_prefix_is_refused():
+    fails_with("l9-token-check", solution("l9-token-check").replace(
+        "if resource not in audiences", "if not any(a.startswith(resource) for a in audiences)"), "whole URL")
+
+
+def test_a_token_check_that_finds_scopes_inside_the_string_is_refused():
+    fails_with("l9-token-check", solution("l9-token-check").replace(
+        'granted = set(token.get("scope", "").split())\n    if not set(needed) <= granted:',
+        'if not all(s in token.get("scope", "") for s in needed):'), "split the scope")
+
+
+def test_a_token_check_that_forgets_expiry_is_refused():
+    fails_with("l9-token-check", solution("l9-token-check").replace(' or token.get("exp", 0) <= now', ""),
+               "check exp")

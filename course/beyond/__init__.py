@@ -1,5 +1,5 @@
 """Lesson 9 (notebooks/09_beyond_tools.ipynb): MCP beyond tools — elicitation, structured output, progress and
-cancellation, for the shop desk.
+cancellation, OAuth 2.1, for the shop desk.
 
 | module | holds |
 |---|---|
@@ -10,6 +10,9 @@ cancellation, for the shop desk.
 | `progress` | a progress line or bar |
 | `shop` | the lesson's server |
 | `desk` | one connection with all of the above, for the agent loop |
+| `authserver` | the local authorization server's provider (clients, consent, tokens) |
+| `protected` | the docs and desk servers as OAuth protected resources, served in memory |
+| `oauth_flow` | the host's side: discovery, PKCE, sign-in, refresh |
 """
 
 from course.beyond.answerers import CANCEL, DECLINE, Answer, Asked, ScriptedAnswerer, accept, choose_answerer

@@ -10,9 +10,10 @@ code that does the job in general passes; the course's own code (course/beyond/)
 | `forms` | `l9-form-fields`, `l9-answer-problems`, `l9-secret-question` |
 | `results` | `l9-structured-result` |
 | `progress` | `l9-progress-line` |
+| `tokens` | `l9-token-check` |
 """
 
 # Importing the check modules registers their checks, in the order the lesson builds things.
-from course.exercises.lesson9 import forms, results, progress  # isort: skip
+from course.exercises.lesson9 import forms, results, progress, tokens  # isort: skip
 
-__all__ = ["forms", "progress", "results"]
+__all__ = ["forms", "progress", "results", "tokens"]
