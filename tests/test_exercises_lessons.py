@@ -55,6 +55,9 @@ LESSONS = [
            given_exactly=False),
     Lesson("08_architecture_and_security.ipynb",
            ("l8-resource-template", "l8-route-tenant", "l8-injection-rule", "l8-changed-tool")),
+    Lesson("09_beyond_tools.ipynb",
+           ("l9-form-fields", "l9-answer-problems", "l9-secret-question", "l9-structured-result", "l9-progress-line",
+            "l9-token-check"), given_exactly=False),
 ]
 
 

@@ -1,0 +1,26 @@
+"""Lesson 9 (notebooks/09_beyond_tools.ipynb): MCP beyond tools — elicitation, structured output, progress and
+cancellation, OAuth 2.1, for the shop desk.
+
+| module | holds |
+|---|---|
+| `forms` | the form's fields from a requested schema, an answer's problems, the secret rule |
+| `answerers` | scripted, terminal and form answerers, and the host's elicitation callback |
+| `form_widget` | the ipywidgets form |
+| `structured` | a result checked against its outputSchema, and what the model reads |
+| `progress` | a progress line or bar |
+| `shop` | the lesson's server |
+| `desk` | one connection with all of the above, for the agent loop |
+| `authserver` | the local authorization server's provider (clients, consent, tokens) |
+| `protected` | the docs and desk servers as OAuth protected resources, served in memory |
+| `oauth_flow` | the host's side: discovery, PKCE, sign-in, refresh |
+"""
+
+from course.beyond.answerers import CANCEL, DECLINE, Answer, Asked, ScriptedAnswerer, accept, choose_answerer
+from course.beyond.desk import Desk
+from course.beyond.forms import FormField, asks_for_secret, form_fields, problems
+from course.beyond.progress import ProgressLine, progress_display, progress_text
+from course.beyond.structured import BrokenResult, for_model, structure_problems
+
+__all__ = ["CANCEL", "DECLINE", "Answer", "Asked", "BrokenResult", "Desk", "FormField", "ProgressLine",
+           "ScriptedAnswerer", "accept", "asks_for_secret", "choose_answerer", "for_model", "form_fields",
+           "problems", "progress_display", "progress_text", "structure_problems"]

@@ -1,0 +1,87 @@
+"""Lesson 9: the form a host draws from an elicitation's requested schema, and the checks on what comes back.
+
+An elicitation (a server asking the human something half-way through a tool call) carries a flat
+JSON schema: an object whose properties are strings, numbers, integers, booleans or enums. The host
+turns each property into a form field, checks the human's answer against the schema *before* it is
+sent, and refuses outright a question that asks for a secret (the spec: servers MUST NOT request
+sensitive information such as passwords or API keys through a form).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# Words that mark a question for a secret, in a field's name, title or description, or in the message.
+SECRET = re.compile(r"pass(word|phrase|code)|\bpin\b|secret|api[ _-]?key|token|credential|cvv|cvc|"
+                    r"card[ _-]?number|iban|\bssn\b|one[ _-]?time", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One field of the form: what the widget shows and what the check enforces."""
+
+    name: str
+    kind: str  # "text", "number", "integer", "boolean" or "choice"
+    label: str
+    required: bool
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    default: Any = None
+
+
+def form_fields(schema: dict) -> list[FormField]:
+    """The form's fields, in the schema's order (lesson 9, exercise l9-form-fields)."""
+    required = set(schema.get("required", []))
+    fields = []
+    for name, prop in schema.get("properties", {}).items():
+        kind = {"string": "text", "number": "number", "integer": "integer", "boolean": "boolean"}[prop["type"]]
+        choices = tuple(prop.get("enum", ()))
+        if choices:
+            kind = "choice"
+        fields.append(FormField(name, kind, prop.get("title") or name, name in required, choices,
+                                prop.get("minimum"), prop.get("maximum"), prop.get("default")))
+    return fields
+
+
+def problems(schema: dict, answer: dict) -> list[str]:
+    """What is wrong with an answer before it is sent, one sentence per field; [] when it may go."""
+    found = []
+    fields = {f.name: f for f in form_fields(schema)}
+    for name in answer:
+        if name not in fields:
+            found.append(f"{name}: the form has no such field.")
+    for f in fields.values():
+        value = answer.get(f.name)
+        if value is None or value == "":
+            if f.required:
+                found.append(f"{f.label}: required.")
+            continue
+        if f.kind == "boolean" and not isinstance(value, bool):
+            found.append(f"{f.label}: yes or no.")
+        elif f.kind in ("number", "integer"):
+            if isinstance(value, bool) or not isinstance(value, int | float) or (
+                    f.kind == "integer" and not float(value).is_integer()):
+                found.append(f"{f.label}: {'a whole number' if f.kind == 'integer' else 'a number'}.")
+            elif f.minimum is not None and value < f.minimum:
+                found.append(f"{f.label}: at least {f.minimum:g}.")
+            elif f.maximum is not None and value > f.maximum:
+                found.append(f"{f.label}: at most {f.maximum:g}.")
+        elif f.kind == "choice" and value not in f.choices:
+            found.append(f"{f.label}: one of {', '.join(f.choices)}.")
+        elif f.kind == "text" and not isinstance(value, str):
+            found.append(f"{f.label}: text.")
+    return found
+
+
+def asks_for_secret(message: str, schema: dict) -> str | None:
+    """The words that ask for a secret (a password, a key, a card number), or None."""
+    texts = [message] + [" ".join(str(p.get(k, "")) for k in ("title", "description")) + " " + name
+                         for name, p in schema.get("properties", {}).items()]
+    for text in texts:
+        m = SECRET.search(text.replace("_", " "))
+        if m:
+            return m.group(0)
+    return None

@@ -1,0 +1,166 @@
+"""Lesson 9's elicitation: the shop server asks in both protocol eras, the host's callback sends only answers that
+fit the schema, refuses questions for secrets without asking anyone, and logs outcomes, not what was typed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client
+
+from course.beyond import CANCEL, DECLINE, Desk, ScriptedAnswerer, accept, asks_for_secret, form_fields, problems
+from course.beyond.shop import build_server
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+ERAS = [pytest.param("auto", id="2026-07-28"), pytest.param("legacy", id="handshake")]
+
+
+class Recording(ScriptedAnswerer):
+    """A scripted answerer that also keeps what it was shown (the problems of the last answer, above all)."""
+
+    def __init__(self, answers):
+        super().__init__(answers)
+        self.shown = []
+
+    async def __call__(self, message, schema, last):
+        self.shown.append((message, schema, list(last)))
+        return await super().__call__(message, schema, last)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_refund_asks_which_order_in_both_eras_and_refunds_the_one_the_human_picked(mode):
+    server = build_server()
+    answerer = Recording([accept(order_id="A1004", confirm=True)])
+    async with Desk(server, answerer, mode=mode) as desk:
+        reply = await desk.execute("issue_refund", json.dumps({"email": "leo@example.com", "amount": 80}))
+        assert desk.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+    assert reply == "Refunded 80.00 EUR to A1004."
+    assert server.refunds == [("A1004", 80.0)]
+    message, schema, _ = answerer.shown[0]
+    assert schema["properties"]["order_id"]["enum"] == ["A1003", "A1004"]  # only this customer's orders
+    assert schema["required"] == ["order_id", "confirm"]  # 80 EUR is over the limit: a confirmation too
+    assert "2 orders" in message
+
+
+async def test_under_the_limit_no_confirmation_is_asked_for():
+    answerer = Recording([accept(order_id="A1001")])
+    async with Desk(build_server(), answerer) as desk:
+        await desk.execute("issue_refund", json.dumps({"email": "mia@example.com", "amount": 20}))
+    assert "confirm" not in answerer.shown[0][1]["properties"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("answer", [DECLINE, CANCEL], ids=["decline", "cancel"])
+async def test_a_declined_or_cancelled_question_refunds_nothing_and_says_so(mode, answer):
+    server = build_server()
+    async with Desk(server, ScriptedAnswerer([answer]), mode=mode) as desk:
+        reply = await desk.execute("issue_refund", json.dumps({"email": "leo@example.com", "amount": 10}))
+        assert desk.asked[-1].outcome == answer.action
+    assert reply == f"No refund: the human chose {answer.action}."
+    assert server.refunds == []
+
+
+async def test_an_answer_that_breaks_the_schema_is_never_sent_and_the_human_is_asked_again_with_the_problems():
+    server = build_server()
+    answerer = Recording([accept(order_id="A9999", confirm=True), accept(confirm="yes"),
+                          accept(order_id="A1003", confirm=True)])
+    async with Desk(server, answerer) as desk:
+        reply = await desk.execute("issue_refund", json.dumps({"email": "leo@example.com", "amount": 60}))
+    assert reply == "Refunded 60.00 EUR to A1003."
+    assert answerer.shown[0][2] == []
+    assert any("Order Id" in p for p in answerer.shown[1][2])  # the enum's problem, named
+    assert any("Order Id: required" in p for p in answerer.shown[2][2]) and any("Confirm" in p
+                                                                               for p in answerer.shown[2][2])
+
+
+async def test_three_answers_that_break_the_schema_cancel_the_call_and_the_log_says_why():
+    server = build_server()
+    async with Desk(server, ScriptedAnswerer([accept(order_id="nope")] * 3)) as desk:
+        reply = await desk.execute("issue_refund", json.dumps({"email": "leo@example.com", "amount": 5}))
+        assert desk.asked[-1].outcome.startswith("cancelled: 3 answers broke the form")
+    assert reply == "No refund: the human chose cancel." and server.refunds == []
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_question_for_a_pin_is_declined_without_asking_anyone(mode):
+    answerer = Recording([])  # would raise if it were asked
+    async with Desk(build_server(), answerer, mode=mode) as desk:
+        reply = await desk.execute("card_check", json.dumps({"order_id": "A1004"}))
+        assert desk.asked[-1].outcome == "refused: it asks for a secret ('PIN')"
+    assert reply == "card check: decline" and answerer.shown == []
+
+
+async def test_the_log_keeps_the_fields_answered_but_not_what_was_typed():
+    async with Desk(build_server(), ScriptedAnswerer([accept(order_id="A1002", note="my flat is 4B")])) as desk:
+        await desk.execute("issue_refund", json.dumps({"email": "mia@example.com", "amount": 5}))
+        logged = repr(desk.asked)
+    assert "note" in logged and "4B" not in logged
+
+
+async def test_ctx_elicit_works_in_the_handshake_era_and_fails_clearly_in_2026_07_28():
+    replies = {}
+    for mode in ("legacy", "auto"):
+        async with Desk(build_server(), ScriptedAnswerer([accept(confirm=True)]), mode=mode) as desk:
+            replies[mode] = await desk.execute("confirm_refund", json.dumps({"order_id": "A1002"}))
+    assert replies["legacy"] == "Confirmed A1002."
+    assert replies["auto"].startswith("Error: confirm_refund failed") and "back-channel" in replies["auto"]
+
+
+async def test_the_2026_era_answers_input_required_with_the_question_and_a_state_to_echo():
+    async def unused(context, params):
+        raise AssertionError("not called: the test drives the round trip by hand")
+
+    async with Client(build_server(), elicitation_callback=unused) as client:
+        first = await client.session.call_tool("issue_refund", {"email": "leo@example.com", "amount": 10},
+                                               allow_input_required=True)
+        (key, request), = first.input_requests.items()
+        again = await client.session.call_tool(
+            "issue_refund", {"email": "leo@example.com", "amount": 10}, allow_input_required=True,
+            input_responses={key: {"action": "accept", "content": {"order_id": "A1003"}}},
+            request_state=first.request_state)
+    assert first.result_type == "input_required" and request.method == "elicitation/create"
+    assert again.content[0].text == "Refunded 10.00 EUR to A1003."
+
+
+SCHEMA = {"type": "object", "required": ["order", "amount"], "properties": {
+    "order": {"type": "string", "enum": ["A1", "A2"], "title": "Order"},
+    "amount": {"type": "number", "minimum": 0, "maximum": 50, "title": "Amount"},
+    "parcels": {"type": "integer", "title": "Parcels"},
+    "ok": {"type": "boolean"}, "note": {"type": "string"}}}
+
+
+def test_each_kind_of_property_becomes_its_field():
+    fields = {f.name: f for f in form_fields(SCHEMA)}
+    assert [(f.kind, f.required) for f in fields.values()] == [
+        ("choice", True), ("number", True), ("integer", False), ("boolean", False), ("text", False)]
+    assert fields["order"].choices == ("A1", "A2") and fields["ok"].label == "ok"
+
+
+@pytest.mark.parametrize("answer, wrong", [
+    ({"order": "A1", "amount": 51}, "Amount: at most 50."),
+    ({"order": "A1", "amount": True}, "Amount: a number."),
+    ({"order": "A3", "amount": 1}, "Order: one of A1, A2."),
+    ({"amount": 1}, "Order: required."),
+    ({"order": "A1", "amount": 1, "parcels": 1.5}, "Parcels: a whole number."),
+    ({"order": "A1", "amount": 1, "ok": "yes"}, "ok: yes or no."),
+    ({"order": "A1", "amount": 1, "extra": 1}, "extra: the form has no such field."),
+])
+def test_each_way_an_answer_breaks_the_schema_is_named(answer, wrong):
+    assert problems(SCHEMA, answer) == [wrong] or wrong in problems(SCHEMA, answer)
+
+
+def test_a_fitting_answer_has_no_problems():
+    assert problems(SCHEMA, {"order": "A2", "amount": 0, "parcels": 2, "ok": False}) == []
+
+
+@pytest.mark.parametrize("message, props", [
+    ("Your password, please", {}), ("", {"api_key": {"type": "string"}}),
+    ("", {"x": {"type": "string", "description": "the one-time code we texted"}}),
+    ("", {"x": {"type": "string", "title": "CVV"}}), ("Enter the card number", {})])
+def test_questions_for_secrets_are_caught_wherever_they_hide(message, props):
+    assert asks_for_secret(message, {"properties": props})
+
+
+@pytest.mark.parametrize("message", ["Which shipping address?", "Name of the passenger", "A spinner colour?"])
+def test_ordinary_questions_are_not_taken_for_secrets(message):
+    assert asks_for_secret(message, {"properties": {"value": {"type": "string"}}}) is None
