@@ -45,12 +45,20 @@ lint: $(DEV)
 	$(VENV)/bin/ruff check course tests bench tools solutions conftest.py
 	$(VENV)/bin/mypy course
 
+# On every core (pytest-xdist; JOBS=N for another number, JOBS=0 for one process): tests that must not share a
+# resource, and each notebook's cells, are kept on one worker (GROUPS, conftest.py). The JUnit file it
+# leaves is what `make bench` reads for the suite's time and its slowest items.
+JOBS ?= auto
+TEST_REPORT := .cache/make-test.xml
+
 test: lint $(MCP1)
+	@mkdir -p $(dir $(TEST_REPORT))
 	$(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
-		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
+		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 \
+		-n $(JOBS) --junitxml=$(TEST_REPORT) $(PYTEST_ARGS)
 
 bench: $(DEV)
-	$(OFFLINE) bench
+	TEST_REPORT=$(TEST_REPORT) $(OFFLINE) bench
 
 # Re-execute the notebooks and store their outputs (what `make test` compares).
 notebooks: $(DEV)
