@@ -20,6 +20,7 @@ import httpx2
 import openai
 from openai.types.shared import ChatModel, ResponsesModel
 
+from course.model_id import MODEL, model_id
 from course.scripted import chat_answers, chat_checks, responses_api, schema
 from course.scripted.rejections import APIRejection, error_body, error_response, failure
 from course.scripted.turns import Fail, OffSpecAnswer, Rule, ScriptExhausted, Timeout, ToolCall, Turn, calls_of
@@ -38,8 +39,6 @@ class ScriptedModel:
         self.name = name
         self._rule = script if callable(script) else None
         self._turns = [] if callable(script) else list(script)
-        from course.backend import MODEL, model_id  # late: backend builds on this module
-
         extra = {name, MODEL, model_id()}
         self.models = frozenset(models) if models is not None else KNOWN_MODELS | extra
         self.requests: list[dict] = []  # every request body received, in order
