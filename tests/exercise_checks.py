@@ -141,13 +141,6 @@ def run_solution_as_a_script(id: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def assert_solutions_lint_clean(ids: list[str]) -> None:
-    ruff = [sys.executable, "-m", "ruff", "check", "--select", "E,F,W,B,I", "--line-length", "120"]
-    files = [str(ROOT / "solutions" / f"{id}.py") for id in ids]
-    done = subprocess.run([*ruff, *files], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
 # -- the notebook as a learner who solved everything would run it ---------------------------------
 def assert_every_check_passes_with_the_solutions_pasted(notebook: Path, ids: list[str], timeout: int = 60) -> None:
     nb = nbformat.read(notebook, as_version=4)
