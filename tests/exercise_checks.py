@@ -121,7 +121,7 @@ def assert_given_imports_what_the_notebook_imported_before(notebook: Path, id: s
 
 def from_imports(source: str) -> set[tuple[str, str]]:
     """(module, name) for every top-level `from module import name` in the source."""
-    return {(node.module, alias.name) for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)
+    return {(node.module or "", alias.name) for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)
             for alias in node.names}
 
 
