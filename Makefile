@@ -39,12 +39,13 @@ lab: setup
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
 		notebooks/01_tool_calling.ipynb
 
-# The static gate, which `make test` runs first: ruff (style, imports, likely bugs), mypy (types) and the layer
-# contract (import-linter: each part of the package imports only the layers below it, no cycles).
+# The static gate, which `make test` runs first: ruff (style, imports, likely bugs), mypy (types, on the package
+# and its tests) and the layer contract (import-linter: each part of the package imports only the layers below
+# it, no cycles).
 # Settings in pyproject.toml ([tool.ruff], [tool.mypy], [tool.importlinter]).
 lint: $(DEV)
 	$(VENV)/bin/ruff check course tests bench tools solutions conftest.py
-	$(VENV)/bin/mypy course
+	$(VENV)/bin/mypy course tests
 	$(VENV)/bin/lint-imports --no-cache
 
 # On every core (pytest-xdist; JOBS=N for another number, JOBS=0 for one process): tests that must not share a
