@@ -39,18 +39,29 @@ lab: setup
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
 		notebooks/01_tool_calling.ipynb
 
-# The static gate, which `make test` runs first: ruff (style, imports, likely bugs) and mypy (types, on the package).
-# Settings in pyproject.toml ([tool.ruff], [tool.mypy]).
+# The static gate, which `make test` runs first: ruff (style, imports, likely bugs), mypy (types, on the package
+# and its tests) and the layer contract (import-linter: each part of the package imports only the layers below
+# it, no cycles).
+# Settings in pyproject.toml ([tool.ruff], [tool.mypy], [tool.importlinter]).
 lint: $(DEV)
 	$(VENV)/bin/ruff check course tests bench tools solutions conftest.py
-	$(VENV)/bin/mypy course
+	$(VENV)/bin/mypy course tests
+	$(VENV)/bin/lint-imports --no-cache
+
+# On every core (pytest-xdist; JOBS=N for another number, JOBS=0 for one process): tests that must not share a
+# resource, and each notebook's cells, are kept on one worker (GROUPS, conftest.py). The JUnit file it
+# leaves is what `make bench` reads for the suite's time and its slowest items.
+JOBS ?= auto
+TEST_REPORT := .cache/make-test.xml
 
 test: lint $(MCP1)
+	@mkdir -p $(dir $(TEST_REPORT))
 	$(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
-		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 $(PYTEST_ARGS)
+		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 \
+		-n $(JOBS) --junitxml=$(TEST_REPORT) $(PYTEST_ARGS)
 
 bench: $(DEV)
-	$(OFFLINE) bench
+	TEST_REPORT=$(TEST_REPORT) $(OFFLINE) bench
 
 # Re-execute the notebooks and store their outputs (what `make test` compares).
 notebooks: $(DEV)

@@ -18,13 +18,8 @@ from typing import Any
 
 import openai
 
+from course.model_id import MODEL, model_id  # noqa: F401 (re-exported: course.backend.MODEL, model_id)
 from course.scripted import Rule, ScriptedModel, Turn
-
-MODEL = "gpt-5.5"  # the one place the model id is defined; COURSE_MODEL overrides it
-
-
-def model_id() -> str:
-    return os.environ.get("COURSE_MODEL") or MODEL
 
 
 def backend_kind() -> str:

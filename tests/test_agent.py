@@ -273,13 +273,18 @@ def test_the_callers_message_list_is_never_changed():
 
 
 @pytest.mark.parametrize("call_it, fragment", [
-    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLBOX, execute=TOOLBOX.execute), "toolbox.definitions()"),
+    # Each call gets something of the wrong type on purpose (what a learner might pass): mypy says so too.
+    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLBOX, execute=TOOLBOX.execute),  # type: ignore[arg-type]
+     "toolbox.definitions()"),
     (lambda c: run_agent(c, MODEL, [], tools=TOOLS, execute=TOOLBOX.execute), "non-empty list"),
-    (lambda c: run_agent(c, MODEL, ["Hi"], tools=TOOLS, execute=TOOLBOX.execute), "dict with a 'role'"),
-    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute, limits={"max_steps": 2}),
+    (lambda c: run_agent(c, MODEL, ["Hi"], tools=TOOLS, execute=TOOLBOX.execute),  # type: ignore[list-item]
+     "dict with a 'role'"),
+    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute,
+                         limits={"max_steps": 2}),  # type: ignore[arg-type]
      "Limits(max_steps=5)"),
-    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX), "toolbox.execute"),
-    (lambda c: run_agent(ScriptedModel(["x"]).async_client(), MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute),
+    (lambda c: run_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX), "toolbox.execute"),  # type: ignore[arg-type]
+    (lambda c: run_agent(ScriptedModel(["x"]).async_client(),  # type: ignore[arg-type]
+                         MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute),
      "await arun_agent"),
     (lambda c: asyncio.run(arun_agent(c, MODEL, "Hi", tools=TOOLS, execute=TOOLBOX.execute)), "use run_agent"),
 ])

@@ -51,7 +51,7 @@ def test_the_model_id_is_defined_once_and_can_be_overridden(clean_env):
     texts = {p.name: p.read_text() for p in [*(ROOT / "course").rglob("*.py"), *(ROOT / "solutions").glob("*")]}
     for nb in (ROOT / "notebooks").glob("*.ipynb"):  # sources only: outputs may print the id
         texts[nb.name] = "".join(c.source for c in nbformat.read(nb, as_version=4).cells)
-    assert [name for name, text in texts.items() if backend.MODEL in text] == ["backend.py"]
+    assert [name for name, text in texts.items() if backend.MODEL in text] == ["model_id.py"]
 
 
 def test_the_scripted_model_serves_a_story_to_other_processes():

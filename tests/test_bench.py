@@ -70,3 +70,20 @@ def test_every_benchmark_module_is_found_with_a_description_and_notebooks_run_la
     found = discover([])
     assert list(found)[-1] == "notebooks" and {"search", "agent_loop", "scripted_model"} <= set(found)
     assert all(about for about, _ in found.values())
+
+
+def test_the_suite_figure_is_the_junit_files_wall_time_with_its_slowest_items_and_a_missing_file_fails(tmp_path):
+    from bench import suite
+
+    xml = tmp_path / "make-test.xml"
+    cases = "".join(f'<testcase classname="tests.test_x" name="test_{i}" time="{i}.5"/>' for i in range(12))
+    xml.write_text(f'<testsuites><testsuite name="pytest" tests="12" time="200.0">{cases}</testsuite></testsuites>')
+    total, *slowest = suite.figures(xml)
+    assert (total.value, total.missed) == (200.0, True) and "12 items" in total.name
+    assert [f.value for f in slowest] == [11.5, 10.5, 9.5, 8.5, 7.5, 6.5, 5.5, 4.5, 3.5, 2.5]
+    assert "tests.test_x::test_11" in slowest[0].name and all(f.goal is None for f in slowest)
+    xml.write_text('<testsuites><testsuite name="pytest" tests="1" time="95.0">'
+                   '<testcase classname="a" name="b" time="1"/></testsuite></testsuites>')
+    assert not suite.figures(xml)[0].missed
+    (missing,) = suite.figures(tmp_path / "none.xml")
+    assert missing.missed and "run `make test` first" in missing.verdict()

@@ -24,6 +24,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import nbformat
 import pytest
@@ -66,7 +67,7 @@ def flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
 
 
-def unavailable(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
     if flag("CI"):
         pytest.fail(f"{reason} CI must run the browser test: .ci/run installs chromium with apt.")
     pytest.skip(reason)
@@ -233,6 +234,7 @@ def lab_page(tmp_path: Path, name: str, cells=None, **launch) -> Iterator[tuple]
                 page.goto(f"{lab.url}/lab/workspaces/t{secrets.token_hex(4)}/tree/{name}?reset&token={lab.token}")
                 # The kernel is up and connected (running earlier opens a "Select Kernel" dialog).
                 expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
+                assert lab.process is not None  # started by lab_server
                 lab.kernels |= set(children(lab.process.pid))
                 dismiss_news(page)
                 yield page, lab, store_path
@@ -240,7 +242,7 @@ def lab_page(tmp_path: Path, name: str, cells=None, **launch) -> Iterator[tuple]
                 browser.close()
     finally:
         lab.stop()
-    assert lab.process.poll() is not None, "JupyterLab is still running"
+    assert lab.process is not None and lab.process.poll() is not None, "JupyterLab is still running"
 
 
 def run_all(page) -> None:

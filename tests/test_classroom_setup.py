@@ -38,7 +38,7 @@ def run_setup(tmp_path: Path, what: str, *, uv: bool = False, wheels: bool = Fal
                                           if not (Path(p) / "uv").exists())])
     env = os.environ | {"PYTHON": sys.executable, "VENV": str(tmp_path / "venv"), "WHEELHOUSE": str(wheelhouse),
                         "INSTALLER": "auto", "PATH": path}
-    done = subprocess.run([shutil.which("sh"), "scripts/setup.sh", what], cwd=ROOT, env=env,
+    done = subprocess.run([shutil.which("sh") or "sh", "scripts/setup.sh", what], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert re.search(r"ready: the \w+ set in .* in \d+ s", done.stdout), done.stdout  # says how long it took

@@ -90,11 +90,6 @@ def test_every_solution_runs_on_its_own_as_it_stands(lesson, id, tmp_path):
     ex.run_solution_as_a_script(id, tmp_path)
 
 
-@pytest.mark.parametrize("lesson", each_lesson())
-def test_every_solution_is_lint_clean(lesson):
-    ex.assert_solutions_lint_clean(list(lesson.ids))
-
-
 @pytest.mark.parametrize("lesson, id", each_exercise())
 def test_the_reference_solution_passes_on_every_draw(lesson, id):
     ex.passes(id, ex.solution(id))

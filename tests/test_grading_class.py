@@ -49,7 +49,7 @@ FORGERIES = {
 }
 
 
-def notebook(path: Path, cells: dict[str, str], extra: list[str] = (), run: bool = True) -> None:
+def notebook(path: Path, cells: dict[str, str], extra: tuple[str, ...] = (), run: bool = True) -> None:
     nb = nbformat.read(LESSON, as_version=4)
     for cell in nb.cells:
         for id, source in cells.items():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from test_browser import WAIT_MS, lab_page, run_all
+from tests.test_browser import WAIT_MS, lab_page, run_all
 
 SETUP = """\
 from course.beyond import Desk, choose_answerer

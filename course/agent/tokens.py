@@ -7,13 +7,9 @@ run against the scripted model keeps exactly to its budget.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
-
-def estimate_tokens(text: str) -> int:
-    """Tokens in `text`, estimated at 4 characters per token (about right for English)."""
-    return math.ceil(len(text) / 4)
+from course.conversation import estimate_tokens  # one estimate, below the loop and the scripted model
 
 
 def prompt_estimate(messages: list[dict], tools: list[dict]) -> int:

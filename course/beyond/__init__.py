@@ -4,6 +4,7 @@ cancellation, OAuth 2.1, for the shop desk.
 | module | holds |
 |---|---|
 | `forms` | the form's fields from a requested schema, an answer's problems, the secret rule |
+| `answer` | what a human answers (accept, decline, cancel), typed text read as a value |
 | `answerers` | scripted, terminal and form answerers, and the host's elicitation callback |
 | `form_widget` | the ipywidgets form |
 | `structured` | a result checked against its outputSchema, and what the model reads |
@@ -15,7 +16,8 @@ cancellation, OAuth 2.1, for the shop desk.
 | `oauth_flow` | the host's side: discovery, PKCE, sign-in, refresh |
 """
 
-from course.beyond.answerers import CANCEL, DECLINE, Answer, Asked, ScriptedAnswerer, accept, choose_answerer
+from course.beyond.answer import CANCEL, DECLINE, Answer, accept
+from course.beyond.answerers import Asked, ScriptedAnswerer, choose_answerer
 from course.beyond.desk import Desk
 from course.beyond.forms import FormField, asks_for_secret, form_fields, problems
 from course.beyond.progress import ProgressLine, progress_display, progress_text

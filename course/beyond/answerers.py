@@ -13,26 +13,13 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from mcp import types
 
+from course.beyond.answer import CANCEL, DECLINE, Answer, parse
 from course.beyond.forms import asks_for_secret, form_fields, problems
 
-Action = Literal["accept", "decline", "cancel"]
-
-
-@dataclass(frozen=True)
-class Answer:
-    action: Action
-    content: dict[str, Any] | None = None
-
-
-def accept(**content: Any) -> Answer:
-    return Answer("accept", content)
-
-
-DECLINE, CANCEL = Answer("decline"), Answer("cancel")
 Answerer = Callable[[str, dict, list[str]], Awaitable[Answer]]  # (message, schema, problems last time)
 
 
@@ -67,20 +54,6 @@ class TerminalAnswerer:
             if text:
                 content[f.name] = parse(f.kind, text)
         return Answer("accept", content)
-
-
-def parse(kind: str, text: str) -> Any:
-    """A typed value from what was typed; left as text when it does not parse, so the check names the field."""
-    try:
-        if kind == "boolean":
-            return {"y": True, "yes": True, "true": True, "n": False, "no": False, "false": False}[text.lower()]
-        if kind == "integer":
-            return int(text)
-        if kind == "number":
-            return float(text)
-    except (KeyError, ValueError):
-        return text
-    return text
 
 
 @dataclass

@@ -28,6 +28,8 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
+__all__ = ["CLIENT_ID", "REDIRECT", "SCOPES", "TOKEN_SECONDS", "ShopAuthProvider"]
+
 CLIENT_ID = "shop-notebook"
 REDIRECT = "http://127.0.0.1:1/callback"  # a notebook has no web server: the host reads the code from the redirect
 SCOPES = ["docs:read", "docs:write"]

@@ -13,7 +13,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from course.beyond.answerers import CANCEL, DECLINE, Answer, parse
+from course.beyond.answer import CANCEL, DECLINE, Answer, parse
 from course.beyond.forms import FormField, form_fields, problems
 
 

@@ -3,8 +3,8 @@
 A failed check shows what is wrong; `hint("lN-x")` shows the next stage of its hint (`hints.py`).
 
 The registry and the in-notebook API live in `registry.py`; grading learners' notebooks in a
-sandbox lives in `course.grading` (`python -m course.grading`, or this package's old alias
-`python -m course.exercises`).
+sandbox lives in `course.grading` (`python -m course.grading`), which builds on this package, never the
+other way round (the layer contract in pyproject.toml).
 """
 
 from course.exercises.hints import hint

@@ -18,12 +18,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from course.paths import ROOT
 
-if TYPE_CHECKING:
-    from course.exercises.registry import Verdict
+
+class VerdictFields(Protocol):
+    """What hints read of a check's verdict: registry.Verdict, which builds on this module (`split`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def stages(self) -> tuple[str, ...]: ...
+    @property
+    def failure(self) -> str: ...
 
 OPEN, CLOSE = "([{", ")]}"
 SENTENCE_START = re.compile(r"[A-Z`(]")
@@ -119,12 +131,12 @@ class Kernel:
 KERNEL = Kernel()
 
 
-def stages_of(verdict: Verdict) -> tuple[str, ...]:
+def stages_of(verdict: VerdictFields) -> tuple[str, ...]:
     solution = solution_stage(verdict.id)
     return (*verdict.stages, solution) if solution else tuple(verdict.stages)
 
 
-def shown(verdict: Verdict) -> str:
+def shown(verdict: VerdictFields) -> str:
     """What `check` prints for a verdict; a failure's stages so far (stage 1 unless this failure has had more)."""
     if verdict.passed:
         KERNEL.reached.pop(verdict.id, None)

@@ -122,6 +122,11 @@ def judge_guard(policy, calls, trace) -> None:
         if not same(trace.replies[i], trace.results[i]):
             raise NotYet(f"for {WHAT[kind]}, your guard should return what execute returned (the text the model "
                          f"reads); it returned {trace.replies[i]!r:.80}.")
+    judge_refusals(kinds, order, calls, trace)
+
+
+def judge_refusals(kinds, order, calls, trace) -> None:
+    """Each call that did not run got a message that names the tool, says it was not run, and why."""
     for i in order:
         kind, reply, name = kinds[i], trace.replies[i], calls[i].tool
         if kind in ("allow", "approve"):
@@ -133,7 +138,6 @@ def judge_guard(policy, calls, trace) -> None:
             words = " or ".join(repr(w) for w in WHY[kind][:2])
             raise NotYet(f"for {WHAT[kind]}, the message should name the tool, say it was 'not run', and why "
                          f"({words}), so the model knows what happened; got {reply!r:.100}.")
-
 
 def shown_request(policy, call, request) -> None:
     from course.approval import ApprovalRequest

@@ -126,19 +126,7 @@ def check_execute(make_execute):
     for m, arguments in calls:
         name, (reply, _) = m.tool.name, out[m.tool.name]
         if m.kind in (READ, FAILS):
-            if name in asked:
-                raise NotYet("a tool whose annotations say read_only_hint=True was sent to approve: it only reads, "
-                             "so it runs at once.")
-            if not made.reached(name):
-                raise NotYet("a read-only tool never reached the server: call it with "
-                             "await client.call_tool(name, arguments, read_timeout_seconds=timeout).")
-            if m.kind == FAILS and not reply.startswith("Error"):
-                raise NotYet("a call the server answered with is_error=True reads like a success: the model cannot "
-                             "tell it failed. Turn the result into text with result_text(result), which keeps "
-                             "the error flag.")
-            if m.kind == READ and reply != m.reply:
-                raise NotYet(f"for a read-only tool, execute should return the result's text "
-                             f"(result_text(result)); it returned {reply[:80]!r}.")
+            judge_read_only(m, reply, asked, made)
             continue
         if name not in asked:
             if m.kind == NOT_DESTRUCTIVE:
@@ -180,6 +168,24 @@ def check_execute(make_execute):
                      "for that one call only.")
     return ("Reads run at once, anything that may write asks first, a stuck tool becomes a message, and a "
             "failure stays a failure.")
+
+
+def judge_read_only(m: Any, reply: str, asked: dict, made: Any) -> None:
+    """A read-only tool (or one that fails) ran at once, unasked, and its text reached the model as it was."""
+    name = m.tool.name
+    if name in asked:
+        raise NotYet("a tool whose annotations say read_only_hint=True was sent to approve: it only reads, "
+                     "so it runs at once.")
+    if not made.reached(name):
+        raise NotYet("a read-only tool never reached the server: call it with "
+                     "await client.call_tool(name, arguments, read_timeout_seconds=timeout).")
+    if m.kind == FAILS and not reply.startswith("Error"):
+        raise NotYet("a call the server answered with is_error=True reads like a success: the model cannot "
+                     "tell it failed. Turn the result into text with result_text(result), which keeps "
+                     "the error flag.")
+    if m.kind == READ and reply != m.reply:
+        raise NotYet(f"for a read-only tool, execute should return the result's text "
+                     f"(result_text(result)); it returned {reply[:80]!r}.")
 
 
 def check_on_docs(make_execute: Any) -> None:

@@ -192,16 +192,20 @@ def check(id: str, namespace: dict | None = None) -> None:
 
 
 # -- outside the notebook: tests and mentors ----------------------------------------------
-def exercise_cells(notebook_path: str) -> dict[str, str]:
-    """{exercise id: source} of the exercise cells in a notebook."""
+def exercise_cells(notebook: str | Path | Any) -> dict[str, str]:
+    """{exercise id: source} of a notebook's exercise cells (a path, or a notebook already read), in notebook
+    order; of a copied cell the last copy counts, where it is; a bare `# EXERCISE ` line is no exercise."""
     import nbformat
 
-    nb = nbformat.read(notebook_path, as_version=4)
-    cells = {}
+    nb = nbformat.read(notebook, as_version=4) if isinstance(notebook, str | Path) else notebook
+    cells: dict[str, str] = {}
     for cell in nb.cells:
-        first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
-        if cell.cell_type == "code" and first.startswith(MARKER):
-            cells[first[len(MARKER):].split()[0]] = cell.source
+        source = cell.get("source", "")
+        first = source.lstrip().splitlines()[0] if source.strip() else ""
+        if cell.get("cell_type") == "code" and first.startswith(MARKER) and first[len(MARKER):].split():
+            id = first[len(MARKER):].split()[0]
+            cells.pop(id, None)  # a copy further down: the learner ran that one last
+            cells[id] = source
     return cells
 
 

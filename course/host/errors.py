@@ -39,13 +39,8 @@ def leaves(exc: BaseException) -> Iterator[BaseException]:
         yield exc
 
 
-def explain(exc: BaseException, server: str, where: str, seen: Observed, *, during: str = "connecting") -> ServerError:
-    """A `ServerError` for `exc`, raised while `during` (e.g. "connecting", "calling lookup")."""
-    found = list(leaves(exc))
-    codes = {e.code for e in found if isinstance(e, MCPError)}
-    stderr = _quote(seen.stderr, "Its last lines on stderr")
-    noise = _quote("\n".join(seen.stdout_noise), "It wrote this to stdout, which is reserved for MCP messages")
-
+def _unreachable(found: list[BaseException], server: str, where: str) -> ServerError | None:
+    """The error for a server that could not be started or reached at all, if that is what happened."""
     for e in found:
         if isinstance(e, FileNotFoundError | PermissionError) and not isinstance(e, httpx2.HTTPError):
             return ServerError(server, f"could not start `{where}`: {e.strerror or e}.",
@@ -60,6 +55,19 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
                                "is the server running? Start it first (for the course's server: "
                                "`python -m course.servers.docs --transport streamable-http --port N`), "
                                "then check the host name and port in the URL.")
+    return None
+
+
+def explain(exc: BaseException, server: str, where: str, seen: Observed, *, during: str = "connecting") -> ServerError:
+    """A `ServerError` for `exc`, raised while `during` (e.g. "connecting", "calling lookup")."""
+    found = list(leaves(exc))
+    codes = {e.code for e in found if isinstance(e, MCPError)}
+    stderr = _quote(seen.stderr, "Its last lines on stderr")
+    noise = _quote("\n".join(seen.stdout_noise), "It wrote this to stdout, which is reserved for MCP messages")
+
+    unreachable = _unreachable(found, server, where)
+    if unreachable is not None:
+        return unreachable
     status = seen.http_status
     if status == 401:
         problem = ("the server requires a bearer token (401 Unauthorized) and the token was rejected."

@@ -20,7 +20,6 @@ from mcp import types
 from course.approval import Approver, guarded
 from course.errors import ServerError
 from course.host.convert import exposed_names, is_read_only, needs_tasks, to_openai_tool
-from course.host.notes import renamed
 from course.host.pinning import Pins, withheld_notes
 from course.host.screening import flag_notes
 from course.permissions import Decision, DecisionLog, Policy, PolicyRule
@@ -162,3 +161,19 @@ def _takes_server(rule: HostRule) -> bool:
         return False
     return any(p.name == "server" or p.kind is p.VAR_KEYWORD for p in parameters)
 
+
+def renamed(before: dict[str, Offered], now: dict[str, Offered]) -> list[str]:
+    """A note for each tool the model knew under a name that is gone, or that now means another tool."""
+    notes = []
+    for old in before.values():
+        there = now.get(old.name)
+        if there is not None and (there.server, there.tool.name) == (old.server, old.tool.name):
+            continue
+        copies = [o.name for o in now.values() if o.tool.name == old.tool.name]
+        seen_as = (f"two servers offer {old.tool.name}, so the model now sees {' and '.join(copies)}"
+                   if len(copies) > 1 else
+                   f"another server's tool is now called {old.name}, so the model sees {old.server}'s "
+                   f"{old.tool.name} as {' '.join(copies) or '(nothing)'}")
+        notes.append(f"  note: {seen_as}. A model that already knew {old.name} will not find it: connect "
+                     "every server before the conversation starts.")
+    return notes

@@ -20,8 +20,9 @@ import httpx2
 import openai
 from openai.types.shared import ChatModel, ResponsesModel
 
+from course.model_id import MODEL, model_id
 from course.scripted import chat_answers, chat_checks, responses_api, schema
-from course.scripted.rejections import APIRejection, error_body, error_response, failure
+from course.scripted.rejections import APIRejection, ReadStall, error_body, error_response, failure
 from course.scripted.turns import Fail, OffSpecAnswer, Rule, ScriptExhausted, Timeout, ToolCall, Turn, calls_of
 
 # The model ids the SDK knows (its own `ChatModel` and Responses-only literals); besides them the
@@ -38,8 +39,6 @@ class ScriptedModel:
         self.name = name
         self._rule = script if callable(script) else None
         self._turns = [] if callable(script) else list(script)
-        from course.backend import MODEL, model_id  # late: backend builds on this module
-
         extra = {name, MODEL, model_id()}
         self.models = frozenset(models) if models is not None else KNOWN_MODELS | extra
         self.requests: list[dict] = []  # every request body received, in order
@@ -203,12 +202,4 @@ class Stalled(Exception):
 
     def __init__(self, seconds: float):
         super().__init__(seconds)
-        self.seconds = seconds
-
-
-class ReadStall(httpx2.ReadTimeout):
-    """What the SDK sees for a `Timeout()` turn; served over HTTP, the server stalls instead."""
-
-    def __init__(self, seconds: float, request: httpx2.Request):
-        super().__init__("scripted timeout: no answer in time", request=request)
         self.seconds = seconds

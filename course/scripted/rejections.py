@@ -65,3 +65,11 @@ def unknown_model(model: str) -> APIRejection:
 def script_error(message: str, param: str | None = None) -> APIRejection:
     """The script asked for an answer the real API could never give (a test's mistake, not the code's)."""
     return APIRejection("Scripted model: " + message, param, "scripted_model_script_error")
+
+
+class ReadStall(httpx2.ReadTimeout):
+    """What the SDK sees for a `Timeout()` turn; served over HTTP, the server stalls instead."""
+
+    def __init__(self, seconds: float, request: httpx2.Request):
+        super().__init__("scripted timeout: no answer in time", request=request)
+        self.seconds = seconds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from course.agent.notes import APP_NOTE  # notes the loop adds as user messages are not the user speaking
+from course.conversation import APP_NOTE  # notes the loop adds as user messages are not the user speaking
 
 
 def from_user(message: dict) -> bool:

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx2
 
-from course.scripted.model import ReadStall, ScriptedModel
-from course.scripted.rejections import error_body
+from course.scripted.rejections import ReadStall, error_body
+
+# What serves a request: a ScriptedModel (model.py, whose `serve` starts this server) or any other
+# handler an `httpx2.MockTransport` takes.
+Handler = Callable[[httpx2.Request], httpx2.Response]
 
 
-def server_for(model: ScriptedModel, port: int = 0) -> ThreadingHTTPServer:
+def server_for(model: Handler, port: int = 0) -> ThreadingHTTPServer:
     return ThreadingHTTPServer(("127.0.0.1", port), handler_for(model))
 
 
-def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
+def handler_for(model: Handler) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)

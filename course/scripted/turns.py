@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from course.agent.tokens import estimate_tokens  # noqa: F401 (re-exported: one estimate for the loop and the usage)
+from course.conversation import estimate_tokens  # noqa: F401 (re-exported: one estimate for the loop and the usage)
 from course.errors import CourseError
 
 CREATED = 1_767_225_600  # a fixed timestamp keeps responses identical run to run

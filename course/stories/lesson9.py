@@ -15,6 +15,8 @@ import re
 
 from course.scripted import ToolCall, call, last_user_text, offered_tools, tool_calls_since_user
 
+__all__ = ["answer", "desk"]
+
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.\w+")
 AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:EUR|€)")
 SKU = re.compile(r"\b[A-Z]+-\d\b")
