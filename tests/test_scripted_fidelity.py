@@ -18,10 +18,11 @@ STRICT = [{"type": "function", "function": {
                    "properties": {"order_id": {"type": "string", "pattern": "^A\\d{4}$"}}}}}]
 
 
-def ask(model, messages=USER, **kw):
-    client = model.client(_strict_response_validation=True, max_retries=0)
+def ask(scripted, messages=USER, **kw):
+    client = scripted.client(_strict_response_validation=True, max_retries=0)
     kw.setdefault("tools", TOOLS)
-    return client.chat.completions.create(model="gpt-5.5", messages=messages, **kw)
+    kw.setdefault("model", "gpt-5.5")
+    return client.chat.completions.create(messages=messages, **kw)
 
 
 def raw(model, **body):
@@ -76,9 +77,9 @@ def test_without_parallel_tool_calls_a_scripts_parallel_calls_come_one_per_turn(
 
 
 # -- max tokens ------------------------------------------------------------------------------
-@pytest.mark.parametrize("limit", ["max_completion_tokens", "max_tokens"])
-def test_a_token_limit_cuts_the_answer_with_finish_reason_length(limit):
-    r = ask(ScriptedModel(["one two three four five six seven eight"]), **{limit: 3})
+@pytest.mark.parametrize(("model", "limit"), [("gpt-5.5", "max_completion_tokens"), ("gpt-4.1", "max_tokens")])
+def test_a_token_limit_cuts_the_answer_with_finish_reason_length(model, limit):
+    r = ask(ScriptedModel(["one two three four five six seven eight"]), model=model, **{limit: 3})
     assert r.choices[0].finish_reason == "length" and r.usage.completion_tokens == 3
     assert r.choices[0].message.content == "one two three"[:12]
 
@@ -89,6 +90,48 @@ def test_a_cut_tool_call_leaves_arguments_that_are_not_json():
     assert r.choices[0].finish_reason == "length"
     with pytest.raises(json.JSONDecodeError):
         json.loads(args)
+
+
+# -- what reasoning models and a request without tools refuse -----------------------------------
+# The real bodies, quoted from public reports of the live API (the spec has no error examples):
+#   max_tokens: github.com/langgenius/dify/issues/24307 and griptape-ai/ComfyUI-Griptape#312 (gpt-5, gpt-5.1);
+#     the spec's own `max_tokens` description: "not compatible with o-series models".
+#   temperature: github.com/tmc/langchaingo/issues/1355 (gpt-5), johny-b/llmcomp#69 (gpt-5.4, 2026-04),
+#     owndev/Open-WebUI-Functions#98 (0.01: any value but 1).
+#   parallel_tool_calls: github.com/Upsonic/Upsonic/issues/323; camel-ai/camel#3706 drops it "as OpenAI API
+#     only allows this parameter when tools are specified".
+@pytest.mark.parametrize("model", ["gpt-5.5", "gpt-5-mini", "gpt-5.4-nano", "o3", "o4-mini"])
+def test_max_tokens_with_a_reasoning_model_is_a_400_unsupported_parameter(model):
+    with pytest.raises(openai.BadRequestError) as e:
+        ask(ScriptedModel(["x"]), model=model, max_tokens=100)
+    assert (e.value.code, e.value.param) == ("unsupported_parameter", "max_tokens")
+    assert "Use 'max_completion_tokens' instead." in e.value.message
+    assert ask(ScriptedModel(["x"]), model=model, max_completion_tokens=100).choices[0].message.content == "x"
+
+
+@pytest.mark.parametrize(("model", "temperature"), [("gpt-5.5", 0), ("gpt-5", 0.01), ("gpt-5.4-mini", 1.5),
+                                                     ("o3", 0)])
+def test_a_temperature_other_than_1_with_a_reasoning_model_is_a_400_unsupported_value(model, temperature):
+    with pytest.raises(openai.BadRequestError) as e:
+        ask(ScriptedModel(["x"]), model=model, temperature=temperature)
+    assert (e.value.code, e.value.param) == ("unsupported_value", "temperature")
+    assert f"does not support {temperature} with this model. Only the default (1) value" in e.value.message
+    assert ask(ScriptedModel(["x"]), model=model, temperature=1).choices[0].message.content == "x"
+
+
+@pytest.mark.parametrize("model", ["gpt-4.1", "gpt-4o-mini", "gpt-5-chat-latest"])
+def test_chat_models_still_take_max_tokens_and_any_temperature(model):
+    r = ask(ScriptedModel(["one two three four"]), model=model, max_tokens=2, temperature=0)
+    assert r.choices[0].finish_reason == "length"
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_parallel_tool_calls_without_tools_is_a_400(parallel):
+    client = ScriptedModel(["x"]).client(max_retries=0)
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model="gpt-5.5", messages=USER, parallel_tool_calls=parallel)
+    assert e.value.param == "parallel_tool_calls" and "only allowed when 'tools' are specified" in e.value.message
+    assert ask(ScriptedModel(["x"]), parallel_tool_calls=parallel).choices[0].message.content == "x"
 
 
 # -- strict schemas ----------------------------------------------------------------------------

@@ -82,11 +82,35 @@ def test_max_output_tokens_leaves_an_incomplete_response():
     assert r.output_text == ("word " * 40)[:64] and r.usage.output_tokens == 16
 
 
-def test_a_function_tool_without_strict_is_refused_as_the_schema_requires():
-    loose = [{k: v for k, v in TOOLS[0].items() if k != "strict"}]
+def test_a_function_tool_without_strict_is_accepted_as_the_api_does():
+    # The spec (and the SDK's FunctionToolParam) mark `strict` required, but the API accepts a tool without it:
+    # OpenAI's function-calling guide (platform.openai.com/docs/guides/function-calling, the Responses tab) and
+    # the spec's own CreateResponse example send `{"type": "function", "name", "description", "parameters"}`.
+    loose = [{k: v for k, v in t.items() if k != "strict"} for t in TOOLS]
+    loose[0]["parameters"] = {k: v for k, v in loose[0]["parameters"].items() if k != "additionalProperties"}
+    r = client(ScriptedModel([call("get_order_status", order_id="A1001")])).responses.create(
+        model="gpt-5.5", input="Where is A1001?", tools=loose)
+    assert r.output[0].type == "function_call" and r.output[0].name == "get_order_status"
+    assert r.tools[0].strict is False  # an open schema can't be strict, and is not refused for it
+
+
+def test_a_function_tool_without_strict_whose_schema_is_closed_becomes_strict():
+    closed = {"type": "function", "name": "get_order_status", "parameters": {
+        "type": "object", "additionalProperties": False, "required": ["order_id"],
+        "properties": {"order_id": {"type": "string", "pattern": "^A\\d{4}$"}}}}
+    r = client(ScriptedModel([call("get_order_status", order_id="A1001")])).responses.create(
+        model="gpt-5.5", input="Where is A1001?", tools=[closed])
+    assert r.tools[0].strict is True
+    with pytest.raises(openai.BadRequestError, match="break its strict schema"):
+        client(ScriptedModel([call("get_order_status", order_id="1001")])).responses.create(
+            model="gpt-5.5", input="Where is 1001?", tools=[closed])
+
+
+def test_a_function_tool_without_parameters_is_still_refused():
+    bare = [{"type": "function", "name": "get_order_status", "strict": False}]
     with pytest.raises(openai.BadRequestError) as e:
-        client(ScriptedModel(["x"])).responses.create(model="gpt-5.5", input="hi", tools=loose)
-    assert e.value.param == "tools[0].strict"
+        client(ScriptedModel(["x"])).responses.create(model="gpt-5.5", input="hi", tools=bare)
+    assert e.value.param == "tools[0].parameters"
 
 
 def test_a_named_function_tool_choice_is_enforced():

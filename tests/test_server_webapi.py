@@ -368,3 +368,25 @@ def test_the_stub_api_accepts_a_burst_of_parallel_connections_at_once(stub):
         for s in sockets:
             s.close()
     assert refused == [0] * 40
+
+
+# -- per-endpoint prices (lesson 5) ----------------------------------------------------------
+async def test_with_per_endpoint_prices_a_search_is_refused_for_lack_of_credit_while_a_page_still_fits(stub, naps):
+    api = WebAPI(stub.url, budget=4, timeout=2.0, sleep=naps, prices={"/search": 3, "/news": 3, "/page": 1})
+    first = await call(api, "search", query="refund policy", n=2)
+    assert not first.is_error and first.structured_content["budget_left"] == 1
+    refused = await call(api, "search", query="shipping times", n=2)
+    assert refused.is_error and "costs 3 credits and only 1 of 4 are left" in text(refused)
+    assert stub.requests == 1 and api.budget.spent == 3  # refused before any request: nothing sent, nothing spent
+    page = await call(api, "read_page", url=first.structured_content["results"][0]["url"])
+    assert not page.is_error and page.structured_content["budget_left"] == 0
+    spent = await call(api, "read_page", url=first.structured_content["results"][0]["url"])
+    assert spent.is_error and "budget is spent (4 of 4 credits)" in text(spent) and stub.requests == 2
+
+
+async def test_an_endpoint_without_a_price_costs_the_flat_rate_and_a_free_failure_refunds_its_own_price(stub, naps):
+    api = WebAPI(stub.url, budget=10, timeout=2.0, sleep=naps, prices={"/search": 3})
+    assert (api.price("/search"), api.price("/news"), api.price("/page")) == (3, WebAPI.COST, WebAPI.COST)
+    stub.credits = 0  # the provider answers 402: documented as free, so the 3 reserved come back
+    r = await call(api, "search", query="refund policy", n=2)
+    assert r.is_error and "HTTP 402" in text(r) and api.budget.spent == 0

@@ -36,6 +36,7 @@ def validate_request(body: dict, models: frozenset[str] | None = None) -> None:
         raise APIRejection("Invalid 'messages': empty array. Expected an array with minimum length 1, but got "
                            "an empty array instead.", "messages", "empty_array")
     check_numbers(body)
+    check_reasoning_model(body)
     if body.get("stream_options") is not None and not body.get("stream"):
         raise APIRejection("The 'stream_options' parameter is only allowed when 'stream' is enabled.",
                            "stream_options", "invalid_value")
@@ -63,7 +64,28 @@ def check_numbers(body: dict) -> None:
                                f"{v} instead.", key, "integer_below_min_value")
 
 
+def reasoning_model(model: str) -> bool:
+    """GPT-5 and o-series models reason; their `*-chat-latest` siblings are chat models."""
+    return bool(re.match(r"^(gpt-5|o\d)", model)) and "-chat" not in model
+
+
+def check_reasoning_model(body: dict) -> None:
+    """What reasoning models refuse (bodies as the real API sends them, quoted in tests/test_scripted_fidelity.py)."""
+    if not reasoning_model(str(body.get("model", ""))):
+        return
+    if body.get("max_tokens") is not None:  # the spec: "not compatible with o-series models"
+        raise APIRejection("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                           "'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter")
+    t = body.get("temperature")
+    if t is not None and t != 1:
+        raise APIRejection(f"Unsupported value: 'temperature' does not support {t} with this model. Only the "
+                           "default (1) value is supported.", "temperature", "unsupported_value")
+
+
 def check_tools(body: dict) -> None:
+    if body.get("parallel_tool_calls") is not None and not body.get("tools"):
+        raise APIRejection("Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when "
+                           "'tools' are specified.", "parallel_tool_calls")
     if "tools" in body and not body["tools"]:
         raise APIRejection("Invalid 'tools': empty array. Expected an array with minimum length 1, but got "
                            "an empty array instead.", "tools", "empty_array")

@@ -103,7 +103,7 @@ class ScriptedModel:
     def responses(self, body: dict) -> httpx2.Response:
         try:
             responses_api.validate(body, self._conversations)
-            follows_schema("responses", body)
+            follows_schema("responses", responses_api.as_spec(body))
             chat = responses_api.as_chat(body, self._conversations)
         except APIRejection as e:
             self.next_turn(body)

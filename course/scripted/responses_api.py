@@ -13,6 +13,7 @@ from typing import Any
 
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
+from course.scripted import chat_checks
 from course.scripted.chat_answers import Answer, call_id, pieces
 from course.scripted.rejections import APIRejection, script_error
 from course.scripted.turns import CREATED
@@ -35,10 +36,12 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
         if tool.get("type") == "function" and not tool.get("name"):
             raise APIRejection(f"Missing required parameter: 'tools[{i}].name'.", f"tools[{i}].name",
                                "missing_required_parameter")
-        for key in ("strict", "parameters"):  # both required (null allowed) by the spec and the SDK's types
-            if tool.get("type") == "function" and key not in tool:
-                raise APIRejection(f"Missing required parameter: 'tools[{i}].{key}'.", f"tools[{i}].{key}",
-                                   "missing_required_parameter")
+        # The spec and the SDK's types list `strict` as required, yet the API accepts a tool without it
+        # (OpenAI's function-calling guide and the spec's own CreateResponse example omit it) and makes the
+        # tool strict when its schema allows it (`is_strict`).
+        if tool.get("type") == "function" and "parameters" not in tool:
+            raise APIRejection(f"Missing required parameter: 'tools[{i}].parameters'.", f"tools[{i}].parameters",
+                               "missing_required_parameter")
         if tool.get("type") != "function":
             raise script_error(f"hosted tools (here '{tool.get('type')}') run on OpenAI's side; the scripted "
                                "model only simulates function tools.", f"tools[{i}].type")
@@ -85,8 +88,8 @@ def as_chat(body: dict, history: dict[str, list[dict]]) -> dict:
             messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": text_of(item["output"])})
     chat = {"model": body["model"], "messages": messages}
     if body.get("tools"):
-        chat["tools"] = [{"type": "function", "function": {k: t[k] for k in ("name", "description", "parameters",
-                                                                         "strict") if k in t}}
+        chat["tools"] = [{"type": "function", "function": {**{k: t[k] for k in ("name", "description", "parameters")
+                                                             if k in t}, "strict": is_strict(t)}}
                          for t in body["tools"]]
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "function":
@@ -95,9 +98,26 @@ def as_chat(body: dict, history: dict[str, list[dict]]) -> dict:
         chat["tool_choice"] = choice
     renamed = (("parallel_tool_calls", "parallel_tool_calls"), ("max_output_tokens", "max_completion_tokens"))
     for ours, theirs in renamed:
-        if body.get(ours) is not None:
+        if body.get(ours) is not None and (ours != "parallel_tool_calls" or body.get("tools")):
             chat[theirs] = body[ours]
     return chat
+
+
+def as_spec(body: dict) -> dict:
+    """The body with a left-out `strict` written as null, the one place the API is laxer than its spec."""
+    if not any(isinstance(t, dict) and t.get("type") == "function" and "strict" not in t
+               for t in body.get("tools") or []):
+        return body
+    tools = [{"strict": None, **t} if isinstance(t, dict) and t.get("type") == "function" else t
+             for t in body["tools"]]
+    return {**body, "tools": tools}
+
+
+def is_strict(tool: dict) -> bool | None:
+    """A tool's `strict`; when it is left out, strict if the schema meets strict mode's rules (never a 400)."""
+    if "strict" in tool:
+        return tool["strict"]
+    return chat_checks.strict_schema_problem(tool.get("parameters") or {}) is None
 
 
 def text_of(content) -> str:
@@ -119,7 +139,7 @@ def response(body: dict, a: Answer, n: int, model: str) -> dict:
     """The `response` object for an answer."""
     cut = a.finish_reason == "length"
     tools = [{"type": "function", "name": t["name"], "description": t.get("description"),
-              "parameters": t.get("parameters"), "strict": t.get("strict", True)} for t in body.get("tools") or []]
+              "parameters": t.get("parameters"), "strict": is_strict(t)} for t in body.get("tools") or []]
     choice = body.get("tool_choice", "auto")
     return {"id": f"resp_scripted_{n}", "object": "response", "created_at": CREATED,
             "status": "incomplete" if cut else "completed", "model": model, "output": output_items(a, n),

@@ -34,6 +34,10 @@ class CreditBudget:
     async def reserve(self, cost: int) -> None:
         async with self._lock:
             if cost > self.left:
+                if self.left > 0:  # some left, not enough for this endpoint: a cheaper one may still fit
+                    raise ToolError(f"This call costs {cost} credits and only {self.left} of {self.total} are "
+                                    "left. Do not call it again; a cheaper web tool may still fit, or answer "
+                                    "from what you already have.")
                 raise ToolError(f"The web budget is spent ({self.spent} of {self.total} credits). "
                                 "Do not call web tools again; answer from what you already have and tell the "
                                 "user the web budget ran out.")

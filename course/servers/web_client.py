@@ -25,11 +25,15 @@ UNREACHABLE = ("The web API cannot be reached. Answer without web results and te
 class WebAPI:
     """Client of the web-search API: trimmed answers, a per-session credit budget, failures as advice."""
 
-    COST = 1  # credits per request, as the provider charges
+    COST = 1  # credits per request, as the provider charges, unless `prices` names the endpoint's own price
 
     def __init__(self, base_url: str = DEFAULT_API_URL, *, budget: int = 20, timeout: float = 5.0,
-                 api_key: str | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+                 api_key: str | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 prices: dict[str, int] | None = None):
         self.base_url, self.timeout = base_url.rstrip("/"), timeout
+        # Providers price endpoints apart (a search costs more than fetching one page): {"/search": 3, ...}.
+        # Each call reserves its own endpoint's price, so a budget too low for a search still reads a page.
+        self.prices = dict(prices or {})
         self.headers = {"X-Api-Key": api_key} if api_key else {}
         self.budget = CreditBudget(budget)
         self.sleep = sleep  # tests pass a recorder, so a 429 retry takes no real time
@@ -57,12 +61,17 @@ class WebAPI:
                 "budget_left": self.budget.left}
 
     async def _get(self, path: str, params: dict, what: str = "") -> dict:
-        await self.budget.reserve(self.COST)  # first, before any await that could let another call in
+        cost = self.price(path)
+        await self.budget.reserve(cost)  # first, before any await that could let another call in
         try:
             return await self._request(path, params, what)
         except NotCharged:  # anything else (a timeout, a cancelled call, a garbled 200) may have been charged
-            self.budget.refund(self.COST)
+            self.budget.refund(cost)
             raise
+
+    def price(self, path: str) -> int:
+        """The credits one request to `path` costs."""
+        return self.prices.get(path, self.COST)
 
     async def _request(self, path: str, params: dict, what: str) -> dict:
         async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout,
