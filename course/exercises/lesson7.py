@@ -12,6 +12,7 @@ import string
 from mcp import types
 
 from course.adapters import ToolResult
+from course.evaluation.agent import Question
 from course.exercises import NotYet, exercise
 from course.exercises.plain import plain, rebuilt, same
 from course.scripted import ScriptedModel
@@ -87,6 +88,34 @@ def check_error_flag(from_mcp):
     return "the flag now survives any format: ToolResult.for_model() writes it into the text."
 
 
+class Watched:
+    """The SDK's stream as the learner's code reads it, counting the chunks taken: a piece handed to on_text
+    after the next chunk was read did not stream."""
+
+    def __init__(self, stream):
+        self.stream, self.pulled = stream, 0
+        self.deltas: list[tuple[int, str]] = []  # (the chunk's number, its text) for each chunk with text
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        chunk = next(self.stream)
+        self.pulled += 1
+        if chunk.choices and chunk.choices[0].delta.content:
+            self.deltas.append((self.pulled, chunk.choices[0].delta.content))
+        return chunk
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stream.close()
+
+    def __getattr__(self, name):  # .response, .close(), ...: the SDK stream's own
+        return getattr(self.stream, name)
+
+
 @exercise("l7-stream", lesson=7, given=GIVEN)
 def check_stream(collect):
     rng = random.Random()
@@ -94,48 +123,69 @@ def check_stream(collect):
     client = ScriptedModel([text]).client(max_retries=0)
     chunks = client.chat.completions.create(model="gpt-5.5", messages=[{"role": "user", "content": "hi"}],
                                             stream=True, stream_options={"include_usage": True})
-    seen: list[str] = []
+    watched = Watched(chunks)
+    seen: list[tuple[int, str]] = []  # (chunks taken when on_text was called, the piece)
     try:
-        got = plain(collect(chunks, seen.append))
+        got = plain(collect(watched, lambda piece: seen.append((watched.pulled, plain(piece)))))
     except IndexError:
         raise NotYet("the last chunk (the usage) has no choices: skip chunks whose choices list is empty "
                      "(`if not chunk.choices: continue`).") from None
     if not seen:
         raise NotYet("call on_text(piece) for each piece of text as it arrives: that is what makes it a stream.")
-    if "".join(seen) != text:
-        raise NotYet(f"on_text should get every text delta, in order (they join to {''.join(seen)!r}).")
+    pieces = [piece for _, piece in seen]
+    if not all(isinstance(p, str) for p in pieces) or "".join(pieces) != text:
+        raise NotYet(f"on_text should get every text delta, in order (it got {pieces!r:.160}).")
+    deltas = watched.deltas
+    late = [(at, piece) for (at, piece), (arrived, delta) in zip(seen, deltas, strict=False)
+            if (at, piece) != (arrived, delta)]
+    if late or len(seen) != len(deltas):
+        at, piece = (late or seen)[0]
+        raise NotYet(f"on_text got {piece!r} after {at} of the stream's chunks had been read, not as each piece "
+                     f"arrived ({len(deltas)} chunks carried text; on_text was called {len(seen)} times): call "
+                     "on_text(piece) inside the loop over the chunks, once per chunk with text, before reading the "
+                     "next one.")
     if not same(got, text):
         raise NotYet(f"return the whole answer, the pieces joined (expected {text!r}, got {got!r}).")
     return f"{len(seen)} pieces, in order, and the whole answer at the end."
 
 
-def question(rng: random.Random, doc: str, section: str, also: tuple[str, ...] = ()) -> dict:
-    return {"question": sentence(rng), "doc": doc, "section": section, "also": list(also)}
+def question(rng: random.Random, doc: str, section: str, also: tuple[str, ...] = ()) -> Question:
+    return Question(sentence(rng), doc, section, also)  # as load_questions makes them: the lesson's `heldout`
 
 
 @exercise("l7-success-rate", lesson=7, given=GIVEN)
 def check_success_rate(success_rate):
     rng = random.Random()
-    docs = rng.sample(["refunds", "returns", "shipping", "warranty", "payments"], 4)
+    docs = rng.sample(["refunds", "returns", "shipping", "warranty", "payments"], 5)
     qs = [question(rng, docs[0], "Time limits"), question(rng, docs[1], "Delivery costs", ("Carriers",)),
-          question(rng, docs[2], "Overview"), question(rng, docs[3], "Making a claim")]
-    del qs[rng.choice((0, 2, 3))]["also"]  # most questions in the course's files have no `also`
+          question(rng, docs[2], "Overview"), question(rng, docs[3], "Making a claim"),
+          question(rng, docs[4], "Exceptions")]
     answers = [f"Yes. (Source: {docs[0]} › Time limits)",      # right
                f"It depends. (Source: {docs[1]} › Carriers)",  # right: an `also` section
                f"No idea. (Source: {docs[3]} › Overview)",     # right section name, wrong document
-               None]                                           # the run ended without an answer
+               None,                                           # the run ended without an answer
+               # the right document and the right section's name, but not cited together: wrong
+               f"See {docs[4]}. (Source: {docs[0]} › Exceptions)"]
+    order = rng.sample(range(len(qs)), len(qs))  # where each case stands is drawn too
+    qs, answers = [qs[i] for i in order], [answers[i] for i in order]
     try:
         got = plain(success_rate(answers, qs))
-    except KeyError as e:
-        raise NotYet(f"a question without {e} made your code fail: most questions have no 'also' list, "
-                     "so read it with q.get('also', []).") from None
-    if isinstance(got, (int, float)) and abs(got - 0.75) < 1e-9:
-        raise NotYet("the third answer names the right section of the wrong document: compare "
+    except (TypeError, KeyError) as e:
+        raise NotYet(f"your code raised {type(e).__name__} ({e}) on the questions: they are Question objects, as "
+                     "in the lesson's `heldout` (not dicts): read q.doc, q.section and q.also (a tuple, often "
+                     "empty).") from None
+    rate = None if not isinstance(got, (int, float)) or isinstance(got, bool) else got
+    if rate is not None and abs(rate - 0.8) < 1e-9:
+        raise NotYet("two answers cite the right section's name in the wrong document: compare "
                      "'document › section' together, not the section alone.")
-    if isinstance(got, (int, float)) and abs(got - 0.25) < 1e-9:
+    if rate is not None and abs(rate - 0.6) < 1e-9:
+        raise NotYet("an answer that names the question's document and, in another citation, its section "
+                     "counted as right: look for the citation 'document › section' as one text, the question's "
+                     "doc with one of its sections.")
+    if rate is not None and abs(rate - 0.2) < 1e-9:
         raise NotYet("an answer that cites one of the question's 'also' sections is right too.")
-    if not isinstance(got, (int, float)) or abs(got - 0.5) > 1e-9:
-        raise NotYet(f"2 of these 4 answers cite a right section, so the rate is 0.5 (got {got!r}).")
+    if rate is None or abs(rate - 0.4) > 1e-9:
+        raise NotYet(f"2 of these 5 answers cite a right section, so the rate is 0.4 (got {got!r}).")
     try:
         empty = plain(success_rate([], []))
     except ZeroDivisionError:
