@@ -136,6 +136,9 @@ def shown(verdict: Verdict) -> str:
     reached.stages = stages  # the same failure, perhaps in other words (the checks draw new cases)
     KERNEL.last = verdict.id
     lines = [f"❌ {verdict.id}: not yet. {stages[0]}"]
+    if verdict.seed is not None:
+        seed = verdict.seed
+        lines.append(f'   (cases drawn from seed {seed}: check("{verdict.id}", seed={seed}) replays them)')
     lines += [more(verdict.id, n, stages) for n in range(2, reached.shown + 1)]
     if reached.shown < len(stages) and not KERNEL.told:
         KERNEL.told = True

@@ -15,6 +15,7 @@ from course.adapters import ToolResult
 from course.evaluation.agent import Question
 from course.exercises import NotYet, exercise
 from course.exercises.plain import plain, rebuilt, same
+from course.exercises.seeds import draws
 from course.scripted import ScriptedModel
 
 GIVEN = """
@@ -34,7 +35,7 @@ def sentence(rng: random.Random, n: int = 6) -> str:
 
 @exercise("l7-result-item", lesson=7, given=GIVEN)
 def check_result_item(result_item):
-    rng = random.Random()
+    rng = draws()
     cases = [ToolResult(call_id(rng), sentence(rng)), ToolResult(call_id(rng), sentence(rng), True),
              ToolResult(call_id(rng), "Error: " + sentence(rng), True)]
     for r in cases:
@@ -69,7 +70,7 @@ def mcp_result(rng: random.Random, failed: bool, n: int) -> tuple[types.CallTool
 
 @exercise("l7-error-flag", lesson=7, given=GIVEN)
 def check_error_flag(from_mcp):
-    rng = random.Random()
+    rng = draws()
     for failed, n in ((False, rng.randint(2, 3)), (True, 1), (rng.random() < 0.5, rng.randint(1, 3))):
         cid = call_id(rng)
         result, text = mcp_result(rng, failed, n)
@@ -118,7 +119,7 @@ class Watched:
 
 @exercise("l7-stream", lesson=7, given=GIVEN)
 def check_stream(collect):
-    rng = random.Random()
+    rng = draws()
     text = " ".join(rng.choices(WORDS, k=rng.randint(5, 12)))
     client = ScriptedModel([text]).client(max_retries=0)
     chunks = client.chat.completions.create(model="gpt-5.5", messages=[{"role": "user", "content": "hi"}],
@@ -155,7 +156,7 @@ def question(rng: random.Random, doc: str, section: str, also: tuple[str, ...] =
 
 @exercise("l7-success-rate", lesson=7, given=GIVEN)
 def check_success_rate(success_rate):
-    rng = random.Random()
+    rng = draws()
     docs = rng.sample(["refunds", "returns", "shipping", "warranty", "payments"], 5)
     qs = [question(rng, docs[0], "Time limits"), question(rng, docs[1], "Delivery costs", ("Carriers",)),
           question(rng, docs[2], "Overview"), question(rng, docs[3], "Making a claim"),

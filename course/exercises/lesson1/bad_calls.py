@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 
 from course.exercises import NotYet, exercise
@@ -12,11 +11,12 @@ from course.exercises.lesson1.cases import shop_tools
 from course.exercises.lesson1.given import GIVEN_BAD_CALLS
 from course.exercises.plain import plain
 from course.exercises.registry import self_contained
+from course.exercises.seeds import draws
 
 
 @exercise("l1-bad-calls", lesson=1, given=GIVEN_BAD_CALLS)
 def check_bad_calls(execute):
-    rng = random.Random()
+    rng = draws()
     tools, code, count, empty, advice = shop_tools(rng)
     first, second = tools
     good = {code: "ABC-1", count: rng.randint(1, 9)}

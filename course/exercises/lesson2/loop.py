@@ -5,7 +5,6 @@ and never stop, under step, token and time limits."""
 from __future__ import annotations
 
 import copy
-import random
 
 import openai
 
@@ -14,6 +13,7 @@ from course.exercises.api_hints import capped, rejected
 from course.exercises.lesson2.cases import Recorder, made_up_tools, reference_run, stepper
 from course.exercises.lesson2.given import GIVEN_LOOP
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 def _loop(run_loop, script, limits, *, salt: str):
@@ -59,7 +59,7 @@ def _expected(script, limits, *, salt: str):
 def check_agent_loop(run_loop):
     from course.agent import Limits
 
-    rng = random.Random()
+    rng = draws()
     salt = f"case-{rng.getrandbits(24):x}"
     tools = made_up_tools(rng, 2)
     answer = f"All checked for {salt}."

@@ -12,6 +12,7 @@ from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import QuestionSet, hit_rate, question_set
 from course.exercises.lesson3.given import GIVEN_BEST_PER_DOC, GIVEN_HIT_AT_K
 from course.exercises.plain import plain, rebuilt, same
+from course.exercises.seeds import draws
 from course.search import Hit, Section
 
 
@@ -77,7 +78,7 @@ def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
 
 @exercise("l3-hit-at-k", lesson=3, given=GIVEN_HIT_AT_K)
 def check_hit_at_k(hit_at_k):
-    rng = random.Random()
+    rng = draws()
     for k in (1, 2, 3, rng.randint(4, 6)):
         for kind in HIT_HINTS:  # one mistake at a time, so the hint can name it
             _hit_case(hit_at_k, question_set(rng, k, ["first", "missing", kind, kind]), kind)
@@ -125,7 +126,7 @@ def returned_hits(got, name: str) -> list[Hit]:
 
 @exercise("l3-best-per-doc", lesson=3, given=GIVEN_BEST_PER_DOC)
 def check_best_per_doc(best_sections):
-    rng = random.Random()
+    rng = draws()
     for k in (1, 2, 3, rng.randint(4, 5)):
         ranked = ranked_hits(rng, k)
         query = f"question {rng.randint(1, 999)}"

@@ -4,12 +4,12 @@ and a gateway's routing."""
 from __future__ import annotations
 
 import inspect
-import random
 
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson8.cases import order_id, word
 from course.exercises.lesson8.given import GIVEN_RESOURCES, GIVEN_TENANTS
 from course.exercises.plain import same
+from course.exercises.seeds import draws
 
 # What an unknown order's error code tells about the learner's code.
 WRONG_CODES = {
@@ -26,7 +26,7 @@ def check_resource_template(add_order_resources):
 
     from course.exercises.lesson6_cases import in_memory
 
-    rng = random.Random()
+    rng = draws()
     orders = {}
     for i in range(3):
         oid = order_id(rng)
@@ -93,7 +93,7 @@ def check_resource_template(add_order_resources):
 def check_route_tenant(route):
     from course.servers.gateway import Tenant
 
-    rng = random.Random()
+    rng = draws()
     a, b = word(rng), word(rng)
     shared, only_a, only_b = word(rng), word(rng), word(rng)
     tenants = [Tenant(a, "tok-" + word(rng, 12), {"docs": {shared, only_a}, "notes": {"read_notes"}}),
