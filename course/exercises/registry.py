@@ -143,8 +143,8 @@ def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
         hint = undefined(e)
         if hint:  # the name is another cell's: the hint says what to do, in stages
             return Verdict(id, False, hint, failure="NameError")
-        message = f"your code raised {type(e).__name__}: {e}"
-        return Verdict(id, False, message, stages=(message,), failure=type(e).__name__)
+        problem, how = hints.crashed(e)
+        return Verdict(id, False, f"{problem} {how}", stages=(problem, how), failure=type(e).__name__)
     return Verdict(id, True, note or "")
 
 
