@@ -217,3 +217,14 @@ def test_a_type_error_on_none_and_an_api_400_get_their_own_advice():
                                      body={"message": "Invalid type for 'messages[2].content'"})
     problem, how = hints.crashed(refused)
     assert "BadRequestError" in problem and how.startswith("a tool message's content must be text")
+
+
+def test_a_hint_given_as_data_is_shown_as_written_with_no_parser_in_between():
+    from course.exercises import Exercise, NotYet
+
+    def fussy(f):
+        raise NotYet("got 'a: b'. Then: more words, still the problem.", "do this: then that.")
+
+    verdict = judge(Exercise("l0-data", 0, fussy, ""), {"f": None})
+    assert verdict.stages == ("got 'a: b'. Then: more words, still the problem.", "do this: then that.")
+    assert verdict.message == "got 'a: b'. Then: more words, still the problem: do this: then that."

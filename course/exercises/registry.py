@@ -10,8 +10,9 @@ In a notebook, an exercise is two cells:
 A check is a function registered with `@exercise`; its parameter names are the names
 it takes from the learner's namespace. It raises `NotYet("hint")` (or fails an
 `assert` with a message) when the solution is not there yet: first what is wrong, then how to go about
-it. `check` shows the first part; `hint(id)` shows the next, then where the reference solution is
-(course/exercises/hints.py). Reference solutions live in
+it: `NotYet(problem, how)`, two texts (hints as data), or one text that `hints.split` parts. `check`
+shows the problem; `hint(id)` shows how, then where the reference solution is (course/exercises/hints.py).
+Reference solutions live in
 `solutions/<id>.py`; `tests/test_exercises.py` proves each check passes on its solution
 and fails on the notebook's stub. Mentors grade learners' notebooks in a sandbox with
 `python -m course.grading` (course/grading/).
@@ -133,6 +134,9 @@ def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
     try:
         note = ex.check(*(namespace[n] for n in ex.needs))
     except NotYet as e:
+        if len(e.args) == 2:  # hints as data: NotYet(problem, how), no parser needed
+            problem, how = map(str, e.args)
+            return Verdict(id, False, f"{problem.rstrip('.')}: {how}", stages=(problem, how), failure=raised_at(e))
         return Verdict(id, False, str(e), failure=raised_at(e))
     except NotImplementedError:
         wrong, how = STUB
@@ -155,7 +159,7 @@ def raised_at(e: BaseException) -> str:
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
-    return f"{where} {hints.skeleton(str(e))}"
+    return f"{where} {hints.skeleton(' '.join(map(str, e.args)))}"
 
 
 def undefined(error: BaseException) -> str | None:

@@ -87,6 +87,10 @@ def check_hit_at_k(hit_at_k):
 
 
 # -- l3-best-per-doc ----------------------------------------------------------------------------
+def shown(hit: Hit | None) -> str:
+    return f"{hit.doc} › {hit.heading} ({hit.score:.2f})" if hit is not None else "nothing"
+
+
 class StubIndex:
     """Answers every search with the same ranked hits, and records what it was asked: (query, k)."""
 
@@ -152,6 +156,10 @@ def check_best_per_doc(best_sections):
             raise NotYet(f"{len(got)} hits for k={k}: return at most k.")
         if sorted(got, key=lambda h: -h.score) != got and set(got) == set(want):
             raise NotYet("the hits are not best first: keep the order index.search gives.")
-        raise NotYet("expected the best section of each document (its first hit, as hits come best first), best "
-                     "first, and k of them.")
+        differed = next(i for i, (a, b) in enumerate(zip([*got, None], [*want, None], strict=False)) if a != b)
+        raise NotYet(f"for k={k}, your hit {differed + 1} is {shown(got[differed] if differed < len(got) else None)}"
+                     f", but it should be {shown(want[differed] if differed < len(want) else None)}, the best "
+                     "section of a document not in your list yet.",
+                     "walk the ranked hits in order and keep the first hit of each document not seen yet (hits come "
+                     "best first), until you have k.")
     return "One section per document leaves room for other documents in the model's context."
