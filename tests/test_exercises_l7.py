@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from course.exercises import load_all
-from exercise_checks import fails_with, lying, passes
+from exercise_checks import fails_with, lying, passes, solution
 
 load_all()
 
@@ -38,27 +38,65 @@ def test_result_item_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-result-item", source, hint)
 
 
-# -- l7-error-flag -----------------------------------------------------------------------------
-def test_error_flag_accepts_a_solution_that_reads_text_parts_by_class():
+# -- l7-error-flag: the whole MCP-result-to-model conversion ------------------------------------------------
+def test_error_flag_accepts_a_solution_that_matches_on_each_parts_type():
     passes("l7-error-flag", """
-        import mcp.types as types
-
         def from_mcp(call_id, result):
-            texts = [p.text for p in result.content if isinstance(p, types.TextContent)]
-            return ToolResult(call_id=call_id, text="\\n".join(texts), is_error=result.is_error is True)
-    """)
+            lines = []
+            for part in result.content:
+                match part.type:
+                    case "text":
+                        lines.append(part.text)
+                    case "resource_link":
+                        lines.append("[resource link: " + str(part.uri) + "]")
+                    case "resource":
+                        r = part.resource
+                        lines.append(r.text if hasattr(r, "text") else f"[binary resource {r.uri}]")
+                    case _:
+                        lines.append(f"[{part.type} omitted: {part.mime_type}]")
+            return ToolResult(call_id=call_id, text="\\n".join(lines), is_error=result.is_error is True)
+    """, tries=8)
 
 
 @pytest.mark.parametrize("source, hint", [
     ("""def from_mcp(call_id, result):
-            return ToolResult(call_id, "\\n".join(p.text for p in result.content))""", "take is_error from the MCP"),
+            return ToolResult(call_id, "\\n".join(p.text for p in result.content if p.type == "text"))""",
+     "take is_error from the MCP"),
     ("""def from_mcp(call_id, result):
-            return ToolResult(call_id, result.content[0].text, result.is_error)""", "joined with newlines"),
+            return ToolResult(call_id, result.content[0].text, result.is_error)""", "one line per part"),
     ("""def from_mcp(call_id, result):
             return {"call_id": call_id, "text": result.content[0].text}""", "returns a dict"),
-])
+    # what the audit found: code that crashes on an image passed, since every case was text
+    ("""def from_mcp(call_id, result):
+            return ToolResult(call_id, "\\n".join(p.text for p in result.content), result.is_error)""",
+     "from_mcp raised AttributeError"),
+    # the old task's whole answer: text parts only, the rest dropped
+    ("""def from_mcp(call_id, result):
+            text = "\\n".join(part.text for part in result.content if part.type == "text")
+            return ToolResult(call_id, text, bool(result.is_error))""", "one line per part"),
+    ("""def from_mcp(call_id, result):
+            lines = [p.text if p.type == "text" else p.resource.text if p.type == "resource"
+                     else f"[resource link: {p.uri}]" if p.type == "resource_link"
+                     else f"[{p.type} omitted: {p.mime_type}]" for p in result.content]
+            return ToolResult(call_id, "\\n".join(lines), bool(result.is_error))""",
+     "from_mcp raised AttributeError"),
+], ids=["no-flag", "first-part-only", "a-dict", "crashes-on-an-image", "text-only", "blob-read-as-text"])
 def test_error_flag_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-error-flag", source, hint)
+
+
+def test_error_flag_s_solution_writes_what_the_course_s_host_writes():
+    import random
+
+    from course.exercises.lesson7 import KINDS, mcp_result
+    from course.host.convert import result_text
+
+    namespace: dict = {}
+    exec(solution("l7-error-flag"), namespace)
+    rng = random.Random(7)
+    for kinds in [[kind, "text"] for kind in KINDS] + [list(KINDS)]:
+        result, _ = mcp_result(rng, False, kinds)
+        assert namespace["from_mcp"]("c1", result).text == result_text(result)
 
 
 # -- l7-stream ---------------------------------------------------------------------------------

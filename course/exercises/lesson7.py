@@ -15,6 +15,7 @@ from course.adapters import ToolResult
 from course.evaluation.agent import Question
 from course.exercises import NotYet, exercise
 from course.exercises.plain import plain, rebuilt, same
+from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 from course.scripted import ScriptedModel
 
@@ -62,19 +63,61 @@ def check_result_item(result_item):
     return "Chat Completions' tool message and this item carry the same three things under other names."
 
 
-def mcp_result(rng: random.Random, failed: bool, n: int) -> tuple[types.CallToolResult, str]:
-    parts = [sentence(rng, 4) for _ in range(n)]
-    return (types.CallToolResult(content=[types.TextContent(type="text", text=p) for p in parts], is_error=failed),
-            "\n".join(parts))
+PNG = "iVBORw0KGgo="  # a few bytes of base64: the check never looks inside
+
+
+def mcp_part(rng: random.Random, kind: str) -> tuple[types.ContentBlock, str]:
+    """One content part of a kind, and the line the model should get for it (course/host/convert.py's rule)."""
+    uri = f"docs://{rng.choice(WORDS)}/{rng.randint(1, 99)}"
+    if kind == "text":
+        text = sentence(rng, 4)
+        return types.TextContent(type="text", text=text), text
+    if kind == "image":
+        mime = rng.choice(["image/png", "image/jpeg"])
+        return types.ImageContent(type="image", data=PNG, mime_type=mime), f"[image omitted: {mime}]"
+    if kind == "audio":
+        return types.AudioContent(type="audio", data=PNG, mime_type="audio/wav"), "[audio omitted: audio/wav]"
+    if kind == "link":
+        return types.ResourceLink(type="resource_link", uri=uri, name=rng.choice(WORDS)), f"[resource link: {uri}]"
+    if kind == "embedded":
+        text = sentence(rng, 5)
+        return (types.EmbeddedResource(type="resource", resource=types.TextResourceContents(uri=uri, text=text)),
+                text)
+    return (types.EmbeddedResource(type="resource", resource=types.BlobResourceContents(uri=uri, blob=PNG)),
+            f"[binary resource {uri}]")
+
+
+KINDS = ("text", "image", "audio", "link", "embedded", "blob")
+
+
+def mcp_result(rng: random.Random, failed: bool, kinds: list[str]) -> tuple[types.CallToolResult, str]:
+    parts = [mcp_part(rng, kind) for kind in kinds]
+    return (types.CallToolResult(content=[p for p, _ in parts], is_error=failed),
+            "\n".join(line for _, line in parts))
 
 
 @exercise("l7-error-flag", lesson=7, given=GIVEN)
 def check_error_flag(from_mcp):
     rng = draws()
-    for failed, n in ((False, rng.randint(2, 3)), (True, 1), (rng.random() < 0.5, rng.randint(1, 3))):
+    mixed = rng.sample(KINDS[1:], 3) + ["text"]
+    rng.shuffle(mixed)
+    cases = [(False, ["text"] * rng.randint(2, 3), "text parts only"), (True, ["text"], "a failed call"),
+             *[(False, ["text", kind], f"a text part and {kind.replace('blob', 'a binary resource')}")
+               for kind in KINDS[1:]],
+             (rng.random() < 0.5, mixed, "parts of several kinds")]
+    for failed, kinds, what in cases:
         cid = call_id(rng)
-        result, text = mcp_result(rng, failed, n)
-        got = from_mcp(cid, result)
+        result, text = mcp_result(rng, failed, kinds)
+        try:
+            got = from_mcp(cid, result)
+        except NotImplementedError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a crash on a part of another kind is what the hint is about
+            self_contained(e)
+            raise NotYet(f"for a result with {what} ({', '.join(type(p).__name__ for p in result.content)}), "
+                         f"from_mcp raised {type(e).__name__} ({e}).",
+                         "look at each part's class (or its `type`) before you read it: only TextContent has "
+                         ".text; give every other kind the line the task names.") from None
         if not isinstance(got, ToolResult):
             raise NotYet(f"from_mcp returns a {type(got).__name__}: return ToolResult(call_id, text, is_error).")
         got = rebuilt(got, ToolResult, "the ToolResult", "Build it as ToolResult(call_id, text, is_error).")
@@ -84,9 +127,11 @@ def check_error_flag(from_mcp):
             raise NotYet("take is_error from the MCP result (result.is_error): it is the server's word on "
                          f"whether the call failed (expected {failed}, got {got.is_error!r}).")
         if got.text.removeprefix("Error: ") != text:
-            raise NotYet("the text is every TextContent part's .text, joined with newlines "
-                         f"(expected {text!r}, got {got.text!r}).")
-    return "the flag now survives any format: ToolResult.for_model() writes it into the text."
+            raise NotYet(f"for a result with {what}, the text should be {text!r:.200}, got {got.text!r:.200}.",
+                         "one line per part, joined with newlines: a text part's .text, an embedded text "
+                         "resource's text, '[resource link: URI]', '[binary resource URI]', '[image omitted: "
+                         "MIME]' (audio likewise).")
+    return "the flag and every kind of part now survive any format: ToolResult.for_model() writes the flag in."
 
 
 class Watched:
