@@ -5,7 +5,7 @@ def success_rate(answers, questions):
         return 0
     right = 0
     for answer, q in zip(answers, questions, strict=True):
-        sections = [q["section"], *q.get("also", [])]
-        if any(f"{q['doc']} › {s}" in (answer or "") for s in sections):
+        sections = [q.section, *q.also]
+        if any(f"{q.doc} › {s}" in (answer or "") for s in sections):
             right += 1
     return right / len(questions)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, lying, passes
+from exercise_checks import fails_with, lying, passes, solution
 
 
 # -- l1-tool-definition --------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def execute(tools, name, arguments):
         raw = json.loads(arguments)
     except json.JSONDecodeError:
         return {bad_json}
-    try:
+{object_check}    try:
         params = {validate}
     except ValidationError as e:
         return {invalid}
@@ -259,9 +259,10 @@ def bad_calls(lookup="tools.get(name)", unknown='f"Error: no tool {name}. Use on
               bad_json='"Error: the arguments are not valid JSON."',
               validate="tool.params.model_validate(raw)",
               invalid="'Error: ' + '; '.join(f\"{'.'.join(map(str, x['loc']))}: {x['msg']}\" for x in e.errors())",
-              tool_error='f"Error: {e}"') -> str:
+              tool_error='f"Error: {e}"', object_check=True) -> str:
+    check = '    if not isinstance(raw, dict):\n        return "Error: send the arguments as one JSON object."\n'
     return BAD_CALLS.format(lookup=lookup, unknown=unknown, bad_json=bad_json, validate=validate, invalid=invalid,
-                            tool_error=tool_error)
+                            tool_error=tool_error, object_check=check if object_check else "")
 
 
 def test_bad_calls_check_accepts_the_template_used_below():
@@ -271,7 +272,7 @@ def test_bad_calls_check_accepts_the_template_used_below():
 @pytest.mark.parametrize("source, hint", [
     (bad_calls(invalid="f\"Error: {'.'.join(map(str, e.errors()[0]['loc']))}: {e.errors()[0]['msg']}\""),
      "not only the first"),
-    (bad_calls(validate="tool.params(**raw)"), "execute raised TypeError"),
+    (bad_calls(validate="tool.params(**raw)", object_check=False), "execute raised TypeError"),
     (bad_calls(unknown='f"Error: there is no tool {name}."'), "name every tool that exists"),
     (bad_calls(tool_error="str(e)"), "should start with 'Error:'"),
     (bad_calls(bad_json='"Error: bad arguments, try again."'), "say that the arguments are not valid JSON"),
@@ -304,3 +305,20 @@ def test_lesson_1_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(i
 def test_round_trip_stops_an_ask_that_never_returns_the_models_answer():
     keeps_asking = round_trip(answer="ask(client, model, question, toolbox)")  # asks again instead of answering
     fails_with("l1-round-trip", keeps_asking, "ask() sent 5 requests for one question")
+
+
+# -- what the audit found: JSON that is not one object got through to the params model --------------------
+NO_OBJECT_CHECK = ("    if not isinstance(raw, dict):\n        return f\"Error: the arguments for {name} must be one "
+                   "JSON object, not {type(raw).__name__}.\"\n")
+
+
+@pytest.mark.parametrize("old, new", [
+    (NO_OBJECT_CHECK, ""),  # Pydantic's "Input should be a valid dictionary or instance of ..." went through
+    (NO_OBJECT_CHECK, NO_OBJECT_CHECK.replace("not isinstance(raw, dict)", "isinstance(raw, list)")),  # null, str
+    (NO_OBJECT_CHECK, NO_OBJECT_CHECK.replace("not isinstance(raw, dict)", "raw is None")),  # a list, a string
+    ("raw = json.loads(arguments)", "raw = json.loads(arguments) or {}"),  # null becomes "a missing field"
+], ids=["no-check", "lists-only", "null-only", "null-as-empty"])
+def test_bad_calls_refuses_an_execute_that_lets_json_that_is_not_one_object_through(old, new):
+    source = solution("l1-bad-calls")
+    assert old in source
+    fails_with("l1-bad-calls", source.replace(old, new), "say that one JSON object is needed")

@@ -351,3 +351,13 @@ def test_lesson_2_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(i
 def test_agent_loop_stops_a_loop_that_never_checks_its_limits():
     endless = solution("l2-agent-loop").replace("if stop:", "if False:")
     fails_with("l2-agent-loop", endless, "your loop sent over 40 requests")
+
+
+# -- what the audit found: a loop that counts tool calls, not tool steps, passed about 1 run in 3 -------------
+def test_agent_loop_refuses_a_loop_that_counts_tool_calls_instead_of_tool_steps():
+    source = solution("l2-agent-loop")
+    old = ('            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})\n'
+           '        tool_steps += 1')
+    assert old in source
+    calls_counted = source.replace(old, old.replace("\n        tool_steps += 1", "\n            tool_steps += 1"))
+    fails_with("l2-agent-loop", calls_counted, "however many calls it holds", tries=10)

@@ -244,7 +244,7 @@ def test_best_per_doc_accepts_asking_the_index_for_all_its_sections():
 
 
 @pytest.mark.parametrize("old, new, hint", [
-    ("best.setdefault(hit.doc, hit)", "best[hit.doc] = hit", "best section of each document"),
+    ("best.setdefault(hit.doc, hit)", "best[hit.doc] = hit", "but it should be"),
     ("index.search(query, 4 * k)", "index.search(query, k)", "ask the index for more hits than k"),
     ("index.search(query, 4 * k)", "index.search('money back', 4 * k)", "search for the query you were given"),
     ("return list(best.values())[:k]", "return sorted(best.values(), key=lambda h: h.doc)[:k]", "best first"),
@@ -281,7 +281,7 @@ class _Hit(Hit):
     ("l3-best-per-doc", lying("l3-best-per-doc", "return list(best.values())[:k]",
                               'return [_Hit(f"doc-{i}", h.heading, h.score, h.excerpt) '
                               "for i, h in enumerate(index.search(query, k))]", A_HIT_EQUAL_TO_ANY),
-     "expected the best section of each document"),
+     "the best section of a document not in your list yet"),
 ], ids=["sections", "search-docs", "best-per-doc"])
 def test_lesson_3_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)

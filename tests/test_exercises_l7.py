@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from course.exercises import load_all
-from exercise_checks import fails_with, lying, passes
+from exercise_checks import fails_with, lying, passes, solution
 
 load_all()
 
@@ -38,27 +38,65 @@ def test_result_item_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-result-item", source, hint)
 
 
-# -- l7-error-flag -----------------------------------------------------------------------------
-def test_error_flag_accepts_a_solution_that_reads_text_parts_by_class():
+# -- l7-error-flag: the whole MCP-result-to-model conversion ------------------------------------------------
+def test_error_flag_accepts_a_solution_that_matches_on_each_parts_type():
     passes("l7-error-flag", """
-        import mcp.types as types
-
         def from_mcp(call_id, result):
-            texts = [p.text for p in result.content if isinstance(p, types.TextContent)]
-            return ToolResult(call_id=call_id, text="\\n".join(texts), is_error=result.is_error is True)
-    """)
+            lines = []
+            for part in result.content:
+                match part.type:
+                    case "text":
+                        lines.append(part.text)
+                    case "resource_link":
+                        lines.append("[resource link: " + str(part.uri) + "]")
+                    case "resource":
+                        r = part.resource
+                        lines.append(r.text if hasattr(r, "text") else f"[binary resource {r.uri}]")
+                    case _:
+                        lines.append(f"[{part.type} omitted: {part.mime_type}]")
+            return ToolResult(call_id=call_id, text="\\n".join(lines), is_error=result.is_error is True)
+    """, tries=8)
 
 
 @pytest.mark.parametrize("source, hint", [
     ("""def from_mcp(call_id, result):
-            return ToolResult(call_id, "\\n".join(p.text for p in result.content))""", "take is_error from the MCP"),
+            return ToolResult(call_id, "\\n".join(p.text for p in result.content if p.type == "text"))""",
+     "take is_error from the MCP"),
     ("""def from_mcp(call_id, result):
-            return ToolResult(call_id, result.content[0].text, result.is_error)""", "joined with newlines"),
+            return ToolResult(call_id, result.content[0].text, result.is_error)""", "one line per part"),
     ("""def from_mcp(call_id, result):
             return {"call_id": call_id, "text": result.content[0].text}""", "returns a dict"),
-])
+    # what the audit found: code that crashes on an image passed, since every case was text
+    ("""def from_mcp(call_id, result):
+            return ToolResult(call_id, "\\n".join(p.text for p in result.content), result.is_error)""",
+     "from_mcp raised AttributeError"),
+    # the old task's whole answer: text parts only, the rest dropped
+    ("""def from_mcp(call_id, result):
+            text = "\\n".join(part.text for part in result.content if part.type == "text")
+            return ToolResult(call_id, text, bool(result.is_error))""", "one line per part"),
+    ("""def from_mcp(call_id, result):
+            lines = [p.text if p.type == "text" else p.resource.text if p.type == "resource"
+                     else f"[resource link: {p.uri}]" if p.type == "resource_link"
+                     else f"[{p.type} omitted: {p.mime_type}]" for p in result.content]
+            return ToolResult(call_id, "\\n".join(lines), bool(result.is_error))""",
+     "from_mcp raised AttributeError"),
+], ids=["no-flag", "first-part-only", "a-dict", "crashes-on-an-image", "text-only", "blob-read-as-text"])
 def test_error_flag_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-error-flag", source, hint)
+
+
+def test_error_flag_s_solution_writes_what_the_course_s_host_writes():
+    import random
+
+    from course.exercises.lesson7 import KINDS, mcp_result
+    from course.host.convert import result_text
+
+    namespace: dict = {}
+    exec(solution("l7-error-flag"), namespace)
+    rng = random.Random(7)
+    for kinds in [[kind, "text"] for kind in KINDS] + [list(KINDS)]:
+        result, _ = mcp_result(rng, False, kinds)
+        assert namespace["from_mcp"]("c1", result).text == result_text(result)
 
 
 # -- l7-stream ---------------------------------------------------------------------------------
@@ -95,7 +133,7 @@ def test_stream_refuses_typical_mistakes_with_their_hint(source, hint):
 def test_success_rate_accepts_a_one_line_solution():
     passes("l7-success-rate", """
         def success_rate(answers, questions):
-            return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q.get("also", [])])
+            return sum(any(f"{q.doc} › {s}" in (a or "") for s in (q.section, *q.also))
                        for a, q in zip(answers, questions)) / len(questions) if questions else 0.0
     """)
 
@@ -109,43 +147,80 @@ def test_success_rate_accepts_a_loop_that_skips_missing_answers():
             for answer, q in zip(answers, questions):
                 if answer is None:
                     continue
-                sections = [q["section"], *q.get("also", [])]
-                if any(f"{q['doc']} › {s}" in answer for s in sections):
+                sections = [q.section] + list(q.also)
+                if any(f"{q.doc} › {s}" in answer for s in sections):
                     right += 1
             return right / len(questions)
     """)
+
+
+def test_success_rate_accepts_the_questions_own_rule():
+    passes("l7-success-rate", """
+        def success_rate(answers, questions):
+            return sum(map(lambda a, q: q.cited(a), answers, questions)) / max(len(questions), 1)
+    """)
+
+
+# What the audit found: a check that passed this, which finds the document and the section apart.
+APART = """def success_rate(answers, questions):
+            if not questions:
+                return 0
+            right = 0
+            for a, q in zip(answers, questions):
+                a = a or ""
+                if q.doc in a and any(s in a for s in (q.section, *q.also)):
+                    right += 1
+            return right / len(questions)"""
 
 
 @pytest.mark.parametrize("source, hint", [
     ("""def success_rate(answers, questions):
             if not questions:
                 return 0
-            return sum(q["section"] in (a or "") or any(s in (a or "") for s in q.get("also", []))
+            return sum(q.section in (a or "") or any(s in (a or "") for s in q.also)
                        for a, q in zip(answers, questions)) / len(questions)""", "wrong document"),
+    (APART, "'document › section' as one text"),
     ("""def success_rate(answers, questions):
             if not questions:
                 return 0
-            cited = (f"{q['doc']} › {q['section']}" in (a or "") for a, q in zip(answers, questions))
+            cited = (f"{q.doc} › {q.section}" in (a or "") for a, q in zip(answers, questions))
             return sum(cited) / len(questions)""",
      "'also' sections"),
     ("""def success_rate(answers, questions):
-            return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q.get("also", [])])
+            return sum(any(f"{q.doc} › {s}" in (a or "") for s in [q.section, *q.also])
                        for a, q in zip(answers, questions)) / len(questions)""", "return 0"),
+    # written for dicts, which the lesson's `heldout` does not hold
     ("""def success_rate(answers, questions):
             if not questions:
                 return 0
-            return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q["also"]])
-                       for a, q in zip(answers, questions)) / len(questions)""", "q.get('also', [])"),
-])
+            return sum(any(f"{q['doc']} › {s}" in (a or "") for s in [q["section"], *q.get("also", [])])
+                       for a, q in zip(answers, questions)) / len(questions)""", "they are Question objects"),
+], ids=["section-alone", "document-and-section-apart", "no-also", "no-questions", "dicts"])
 def test_success_rate_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-success-rate", source, hint)
+
+
+def test_success_rate_gets_questions_of_the_class_the_lesson_evaluates():
+    from course.evaluation import load_questions
+    from course.evaluation.agent import Question
+    from course.paths import ROOT
+
+    heldout = load_questions(ROOT / "tests" / "search_questions_heldout.json")
+    seen = []
+
+    def success_rate(answers, questions):
+        seen.extend(questions)
+        return sum(q.cited(a) for a, q in zip(answers, questions, strict=True)) / len(questions) if questions else 0
+
+    load_all()["l7-success-rate"].check(success_rate)
+    assert seen and {type(q) for q in seen} == {type(q) for q in heldout} == {Question}
 
 
 # -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
 HALF_WHATEVER_IT_IS = """
 class _Half(float):
     def __sub__(self, other):
-        return 0.0 if other == 0.5 else 1.0
+        return 0.0 if other == 0.4 else 1.0
 """
 
 
@@ -156,7 +231,48 @@ class _Half(float):
      "keep the call's id in the ToolResult"),
     ("l7-stream", lying("l7-stream", 'return "".join(pieces)', 'return _Any("")'), "return the whole answer"),
     ("l7-success-rate", lying("l7-success-rate", "return right / len(questions)", "return _Half(0.0)",
-                              HALF_WHATEVER_IT_IS), "so the rate is 0.5"),
+                              HALF_WHATEVER_IT_IS), "so the rate is 0.4"),
 ], ids=["result-item", "error-flag", "stream", "success-rate"])
 def test_lesson_7_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)
+
+
+# -- what the audit found: a collect that hands on_text the whole answer at the end streams nothing -----------
+@pytest.mark.parametrize("source", [
+    """def collect(chunks, on_text):
+            pieces = []
+            for chunk in chunks:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    pieces.append(chunk.choices[0].delta.content)
+            on_text("".join(pieces))
+            return "".join(pieces)""",
+    """def collect(chunks, on_text):
+            pieces = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
+            for piece in pieces:
+                on_text(piece)
+            return "".join(pieces)""",
+    """def collect(chunks, on_text):
+            chunks = list(chunks)
+            text = ""
+            for c in chunks:
+                if c.choices and c.choices[0].delta.content:
+                    on_text(c.choices[0].delta.content)
+                    text += c.choices[0].delta.content
+            return text""",
+], ids=["once-at-the-end", "all-read-first", "listed-first"])
+def test_stream_refuses_a_collect_that_reads_the_whole_stream_before_it_hands_on_text(source):
+    fails_with("l7-stream", source, "not as each piece arrived")
+
+
+def test_stream_accepts_a_collect_that_uses_the_stream_as_a_context_manager():
+    passes("l7-stream", """
+        def collect(chunks, on_text):
+            out = []
+            with chunks as stream:
+                for chunk in stream:
+                    delta = chunk.choices[0].delta.content if chunk.choices else None
+                    if delta:
+                        on_text(delta)
+                        out.append(delta)
+            return "".join(out)
+    """)

@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from exercise_checks import fails_with, lying, passes
+from course.exercises import check_source
+from exercise_checks import fails_with, lying, passes, solution
 
 pytestmark = [pytest.mark.timeout(120)]
 TRIES = 3  # the checks draw new cases on every run: a wrong solution must fail on every draw
@@ -348,3 +349,13 @@ def customer_orders_only(question):
 ], ids=["route-tenant", "injection-rule"])
 def test_lesson_8_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
     fails_with(id, source, hint)
+
+
+# -- a route that returns None where it should refuse was told it "was routed" ---------------------------------
+def test_route_tenant_says_none_is_no_refusal_instead_of_was_routed():
+    source = solution("l8-route-tenant")
+    assert "raise PermissionError" in source
+    quiet = source.replace("raise PermissionError", "return None  #", 1)
+    verdict = check_source("l8-route-tenant", quiet, seed=0)
+    assert not verdict.passed and "returned None instead of refusing" in verdict.message, str(verdict)
+    assert "was routed" not in verdict.message

@@ -43,11 +43,11 @@ def test_a_failed_check_shows_what_is_wrong_and_keeps_how_to_go_about_it_for_lat
 
 def test_hint_shows_how_to_go_about_it_then_the_solution_then_says_there_is_no_more(capsys):
     checked(NEVER_STOPS, capsys)
-    assert hinted(capsys) == f"💡 {LIMIT}, hint 2 of 3: {STEP_LIMIT[1]}\n"
+    assert hinted(capsys) == f"💡 {LIMIT}, hint 1 of 2: {STEP_LIMIT[1]}\n"
     third = hinted(capsys)
-    assert third.startswith(f"💡 {LIMIT}, hint 3 of 3: the reference solution is solutions/{LIMIT}.py")
+    assert third.startswith(f"💡 {LIMIT}, hint 2 of 2: the reference solution is solutions/{LIMIT}.py")
     assert (ROOT / "solutions" / f"{LIMIT}.py").exists()
-    assert hinted(capsys).startswith(f"no more hints for {LIMIT}: that was the last of 3.")
+    assert hinted(capsys).startswith(f"no more hints for {LIMIT}: that was the last of 2.")
     assert hinted(capsys).startswith("no more hints")  # asking again changes nothing
 
 
@@ -68,15 +68,17 @@ def test_a_different_failure_starts_again_at_the_first_stage(capsys):
     hinted(capsys)
     out = checked(STEPS_ONLY, capsys)
     assert "return 'max_tokens'." in out and "💡" not in out and BUDGET_HOW not in out
-    assert hinted(capsys) == f"💡 {LIMIT}, hint 2 of 3: {BUDGET_HOW}\n"
+    assert hinted(capsys) == f"💡 {LIMIT}, hint 1 of 2: {BUDGET_HOW}\n"
 
 
 def test_the_same_failure_checked_again_keeps_the_hints_already_shown(capsys):
     checked(NEVER_STOPS, capsys)
     hinted(capsys)
-    again = checked(NEVER_STOPS, capsys)  # the check draws new cases: the same fault, in other numbers
-    assert again.splitlines() == [f"❌ {LIMIT}: not yet. {STEP_LIMIT[0]}", f"💡 {LIMIT}, hint 2 of 3: {STEP_LIMIT[1]}"]
-    assert "hint 3 of 3" in hinted(capsys)
+    again = checked(NEVER_STOPS, capsys)  # the same fault (in other numbers, had the code changed)
+    first, seed, *more = again.splitlines()
+    assert [first, *more] == [f"❌ {LIMIT}: not yet. {STEP_LIMIT[0]}", f"💡 {LIMIT}, hint 1 of 2: {STEP_LIMIT[1]}"]
+    assert seed.startswith("   (cases drawn from seed ") and f'check("{LIMIT}", seed=' in seed
+    assert "hint 2 of 2" in hinted(capsys)
 
 
 def test_a_pass_shows_no_hint_and_leaves_none_to_ask_for(capsys):
@@ -103,10 +105,29 @@ def test_hint_before_any_check_says_to_run_the_check_first(capsys):
     assert hinted(capsys, "l1-round-trip").startswith('no hint for l1-round-trip yet: run check("l1-round-trip")')
 
 
-def test_a_one_sentence_hint_is_one_stage_before_the_solution(capsys):
-    out = checked("limit_reached = 1\n", capsys)
-    assert "❌" in out
+def test_a_crash_gets_how_to_go_about_it_before_the_solution(capsys):
+    out = checked("limit_reached = 1\n", capsys)  # calling it raises TypeError
+    assert "❌" in out and "your code raised TypeError" in out
+    first = hinted(capsys)
+    assert first.startswith(f"💡 {LIMIT}, hint 1 of 2: the check tries inputs") and "solutions/" not in first
     assert "hint 2 of 2: the reference solution" in hinted(capsys)
+
+
+CRASHES = [  # (the learner's function, what the verdict names, what the first hint says)
+    ("def limit_reached(limits, **kw):\n    return kw.get('nothing').upper()\n",
+     "`return kw.get('nothing').upper()`", "is None"),
+    ("import json\ndef limit_reached(limits, **kw):\n    return json.loads('not json')\n", "JSONDecodeError",
+     "is not JSON"),
+    ("def limit_reached(limits, **kw):\n    return {}['steps']\n", "KeyError", ".get(key, default)"),
+]
+
+
+@pytest.mark.parametrize("source, named, how", CRASHES, ids=["attribute-of-none", "json", "key"])
+def test_a_crash_names_the_line_it_crashed_on_and_hints_how_before_the_solution(source, named, how, capsys):
+    out = checked(source, capsys)
+    assert "❌" in out and named in out, out
+    first = hinted(capsys)
+    assert "hint 1 of 2" in first and how in first and "solutions/" not in first, first
 
 
 def test_the_notebook_stub_gets_what_is_wrong_first_and_what_to_do_next(capsys):
@@ -180,3 +201,30 @@ def test_the_stages_of_every_notebook_stubs_verdict_keep_every_word_of_its_messa
             verdict = check_source(id, stub)
             words = " ".join(verdict.stages).replace(".", "").replace(":", "").split()
             assert words == verdict.message.replace(".", "").replace(":", "").split(), verdict.stages
+
+
+def test_a_type_error_on_none_and_an_api_400_get_their_own_advice():
+    import httpx
+    import openai
+
+    try:
+        len(None)
+    except TypeError as e:
+        problem, how = hints.crashed(e)
+    assert "TypeError" in problem and "is None" in how
+    request = httpx.Request("POST", "https://api.example.test/v1/chat/completions")
+    refused = openai.BadRequestError("refused", response=httpx.Response(400, request=request),
+                                     body={"message": "Invalid type for 'messages[2].content'"})
+    problem, how = hints.crashed(refused)
+    assert "BadRequestError" in problem and how.startswith("a tool message's content must be text")
+
+
+def test_a_hint_given_as_data_is_shown_as_written_with_no_parser_in_between():
+    from course.exercises import Exercise, NotYet
+
+    def fussy(f):
+        raise NotYet("got 'a: b'. Then: more words, still the problem.", "do this: then that.")
+
+    verdict = judge(Exercise("l0-data", 0, fussy, ""), {"f": None})
+    assert verdict.stages == ("got 'a: b'. Then: more words, still the problem.", "do this: then that.")
+    assert verdict.message == "got 'a: b'. Then: more words, still the problem: do this: then that."

@@ -4,8 +4,8 @@ A check's hint says first what is wrong, then how to go about it (course/exercis
 notebook shows those one at a time, and the reference solution last:
 
     check("l1-tool-message")    ❌ ... what is wrong                       (stage 1)
-    hint("l1-tool-message")     💡 hint 2 of 3: how to go about it         (stage 2)
-    hint("l1-tool-message")     💡 hint 3 of 3: solutions/l1-tool-message.py (stage 3, a last resort)
+    hint("l1-tool-message")     💡 hint 1 of 2: how to go about it         (stage 2)
+    hint("l1-tool-message")     💡 hint 2 of 2: solutions/l1-tool-message.py (stage 3, a last resort)
     hint("l1-tool-message")     no more hints
 
 `split` finds the stages in a hint's text, so the checks keep writing one message (and the grader keeps
@@ -148,6 +148,9 @@ def shown(verdict: VerdictFields) -> str:
     reached.stages = stages  # the same failure, perhaps in other words (the checks draw new cases)
     KERNEL.last = verdict.id
     lines = [f"❌ {verdict.id}: not yet. {stages[0]}"]
+    if verdict.seed is not None:
+        seed = verdict.seed
+        lines.append(f'   (cases drawn from seed {seed}: check("{verdict.id}", seed={seed}) replays them)')
     lines += [more(verdict.id, n, stages) for n in range(2, reached.shown + 1)]
     if reached.shown < len(stages) and not KERNEL.told:
         KERNEL.told = True
@@ -156,7 +159,9 @@ def shown(verdict: VerdictFields) -> str:
 
 
 def more(id: str, n: int, stages: tuple[str, ...]) -> str:
-    return f"💡 {id}, hint {n} of {len(stages)}: {stages[n - 1]}"
+    """Stage `n` as `hint` prints it. The check's verdict was stage 1, the problem; the hints are what follows
+    it, counted from 1: the first `hint()` is "hint 1 of 2", never "hint 2 of 3"."""
+    return f"💡 {id}, hint {n - 1} of {len(stages) - 1}: {stages[n - 1]}"
 
 
 def next_hint(id: str | None = None) -> str:
@@ -169,7 +174,7 @@ def next_hint(id: str | None = None) -> str:
         return (f'no hint for {id} yet: run check("{id}") first (a hint follows a ❌; after a ✅ there is '
                 "none).")
     if reached.shown >= len(reached.stages):
-        return (f"no more hints for {id}: that was the last of {len(reached.stages)}. Change your code, then "
+        return (f"no more hints for {id}: that was the last of {len(reached.stages) - 1}. Change your code, then "
                 f'run check("{id}") again.')
     reached.shown += 1
     return more(id, reached.shown, reached.stages)
@@ -178,3 +183,50 @@ def next_hint(id: str | None = None) -> str:
 def hint(id: str | None = None) -> None:
     """Notebook entry point: print the next stage of an exercise's hint, after its check failed."""
     print(next_hint(id))
+
+
+def crashed(error: BaseException) -> tuple[str, str]:
+    """What a crash of the learner's code says, as two stages: what crashed and where (the line of the learner's
+    cell), then how to go about it, so that `hint` helps before it points to the solution."""
+    import json
+    import linecache
+
+    import openai
+
+    where = ""
+    tb = error.__traceback__
+    while tb is not None:  # the learner's deepest line: a frame outside the course, the SDKs and Python
+        name = tb.tb_frame.f_code.co_filename
+        if not any(part in name for part in ("/course/", "site-packages", "/lib/python")):
+            line = linecache.getline(name, tb.tb_lineno).strip()
+            if line:
+                where = f", in your line `{line}`"
+        tb = tb.tb_next
+    problem = f"your code raised {type(error).__name__} ({error}){where}, on one of the check's cases."
+    text = str(error)
+    if isinstance(error, AttributeError) and "NoneType" in text:
+        attribute = getattr(error, "name", None) or "an attribute"
+        how = (f"in one of the check's cases the value whose `{attribute}` your code reads is None (an optional "
+               "field: a tool with no annotations has `tool.annotations` None, a result may have no "
+               "structured content). Test `if value is None` first and handle that case.")
+    elif isinstance(error, TypeError) and "NoneType" in text:
+        how = ("a value your code uses is None in one of the check's cases: an optional field, or a function of "
+               "yours that returns nothing on some path. Look for None before you use it, and make every path of "
+               "your function return a value.")
+    elif isinstance(error, json.JSONDecodeError):
+        how = ("in one of the check's cases the text your code parses is not JSON (a plain-text reply or an error "
+               "message, say). Parse it inside try/except json.JSONDecodeError and handle the plain-text case.")
+    elif isinstance(error, KeyError):
+        how = (f"a dict in one of the check's cases has no key {error}: an optional key. Read it with "
+               ".get(key, default), or test `key in d` first.")
+    elif isinstance(error, IndexError):
+        how = ("a list in one of the check's cases is shorter than your code expects (empty, say). Test its "
+               "length, or loop over it, instead of taking a fixed index.")
+    elif isinstance(error, openai.BadRequestError):  # the (scripted) API refused a request: HTTP 400
+        from course.exercises.api_hints import rejected
+
+        return problem, str(rejected(error)).removeprefix("the API refused a request (HTTP 400) because ")
+    else:
+        how = ("the check tries inputs the notebook's example does not show: empty, missing, None, failing "
+               "ones. Read the line named above, ask which input could make it fail, and handle that case.")
+    return problem, how

@@ -11,12 +11,12 @@ in `lesson4_guard`.
 from __future__ import annotations
 
 import math
-import random
 
 from course.exercises import NotYet, exercise
 from course.exercises.lesson4_cases import Outcome, apart, arguments, look_alikes, names
 from course.exercises.plain import plain, same
 from course.exercises.registry import self_contained
+from course.exercises.seeds import draws
 
 # What the notebook has imported before each exercise cell (tests/test_exercises_lessons.py compares them).
 GIVEN_RULE = """
@@ -100,7 +100,7 @@ def refund_rank(call: tuple) -> int:
 def check_refund_limit(refund_limit):
     if not callable(refund_limit):
         raise NotYet("refund_limit should be a function `refund_limit(name, arguments)`.")
-    rng = random.Random()
+    rng = draws()
     amounts = [LIMIT, float(LIMIT), rng.randint(1, LIMIT - 1), round(rng.uniform(0.5, LIMIT - 0.01), 2),
                round(LIMIT - rng.randint(1, 99) / 100, 2), round(LIMIT + rng.randint(1, 99) / 100, 2),
                LIMIT + rng.randint(1, 5000), round(rng.uniform(LIMIT + 1, 2000), 2)]
@@ -151,7 +151,7 @@ def check_allowlist(only):
 
     if not callable(only):
         raise NotYet("only should be a function `only(allowed)` that returns a rule.")
-    rng = random.Random()
+    rng = draws()
     pool = names(rng, 7)
     lists = [set(pool[:3]), list(pool[2:4]), frozenset(pool[4:5]), set()]
     rules = [outcome_of(o, "only(...)") for o in apart(only, [(allowed,) for allowed in lists])]

@@ -9,13 +9,12 @@ entry in the log.
 
 from __future__ import annotations
 
-import random
-
 from course.exercises import NotYet, exercise
 from course.exercises.lesson4 import GIVEN_GUARD, GIVEN_LOG
 from course.exercises.lesson4_cases import CheckApprover, Trace, drive, guard_case, spy
 from course.exercises.plain import rebuilt, same
 from course.exercises.registry import self_contained
+from course.exercises.seeds import draws
 
 # -- l4-guard -----------------------------------------------------------------------------------------
 KINDS = ("deny", "reject", "timeout", "allow", "approve")
@@ -34,7 +33,7 @@ def run_guard(make, needs_log: bool):
     """Build the learner's guard on a made-up policy and run a made-up model's calls through it."""
     from course.permissions import DecisionLog, Policy
 
-    rng = random.Random()
+    rng = draws()
     policy, calls = guard_case(rng)
     trace = Trace()
     approver = CheckApprover(calls, trace, who=f"the check's approver {rng.randint(100, 999)}")

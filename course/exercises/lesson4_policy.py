@@ -9,6 +9,7 @@ from course.exercises import NotYet, exercise
 from course.exercises.lesson4 import GIVEN_POLICY, outcome_of
 from course.exercises.lesson4_cases import apart, arguments, look_alikes, names
 from course.exercises.plain import among, same
+from course.exercises.seeds import draws
 
 
 # -- l4-policy ----------------------------------------------------------------------------------------
@@ -109,7 +110,7 @@ def policy_rank(call: tuple) -> tuple[int, int]:
 def check_policy(decide):
     if not callable(decide):
         raise NotYet("decide should be a function `decide(name, arguments, risks, allowlist=None, rules=())`.")
-    cases = policy_cases(random.Random())
+    cases = policy_cases(draws())
     got = apart(decide, [call for _, call in cases])  # the right answers are worked out only now
     for (about, call), o in sorted(zip(cases, got, strict=True), key=lambda c: policy_rank(c[0][1])):
         value = outcome_of(o, f"a call with {about}")

@@ -27,6 +27,7 @@ from course.exercises.lesson6_cases import (
     made_server,
 )
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 # What the notebook has imported by each exercise cell (tests/test_exercises_lessons.py compares them).
 GIVEN_LIST = """
@@ -105,7 +106,7 @@ def check_list_tools(list_tools):
     if sorted(got) != sorted(DOCS_ALLOW):
         raise NotYet(f"for the document server and the notebook's ALLOW, list_tools returned {sorted(got)}; "
                      f"it should return the {len(DOCS_ALLOW)} tools on ALLOW (cancel_order is not).")
-    rng = random.Random()
+    rng = draws()
     kinds = [READ] * rng.randint(6, 9)
     for empty_page in (False, True, False):
         made = made_server(rng, kinds, pages=rng.randint(3, 4), empty_page=empty_page)
@@ -177,7 +178,7 @@ def check_to_openai(to_openai):
     async def talk(client: Any) -> list:
         return (await client.list_tools()).tools
 
-    rng = random.Random()
+    rng = draws()
     with docs_server() as (server, _):
         tools = run_async(lambda: in_memory(server, talk))
     made = made_server(rng, [READ, WRITES, UNANNOTATED], pages=1, description=False).made
@@ -251,7 +252,7 @@ def results(rng: random.Random) -> list[tuple[Any, str, list[str]]]:
 
 @exercise("l6-result-text", lesson=6, given=GIVEN_RESULT)
 def check_result_text(result_to_text):
-    rng = random.Random()
+    rng = draws()
     for result, what, texts in results(rng):
         try:
             got = plain(result_to_text(result))

@@ -18,6 +18,7 @@ from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson6 import DOCS_ALLOW, GIVEN_EXECUTE, awaited
 from course.exercises.lesson6_cases import READ, docs_server, input_schema, made_server
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 GIVEN_AGENT = GIVEN_EXECUTE + """
 import json
@@ -125,7 +126,7 @@ def check_agent(agent):
     if not callable(agent):
         raise NotYet("agent should be a function agent(llm, model, question, tools, execute, max_steps).")
     story(agent)
-    rng = random.Random()
+    rng = draws()
     for rounds, spare in [(rng.randint(2, 3), 0), (rng.randint(1, 3), rng.randint(1, 2)), (0, 0)]:
         tools = definitions(rng)
         model = Model(scripted(rng, [t["function"]["name"] for t in tools], rounds))

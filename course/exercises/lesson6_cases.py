@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import secrets
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -125,7 +124,7 @@ def made_server(rng: random.Random, kinds: list[str], *, pages: int = 3, empty_p
     split = [names[a:b] for a, b in zip([0, *cuts], [*cuts, len(names)], strict=True)]
     if empty_page:
         split.insert(rng.randint(1, len(split) - 1) if len(split) > 1 else 1, [])
-    cursors = [secrets.token_urlsafe(6) for _ in split[1:]]  # opaque: nothing to compute them from
+    cursors = [f"{rng.getrandbits(36):x}" for _ in split[1:]]  # opaque: nothing to compute them from
     by_name = {m.tool.name: m for m in made}
     record = MadeServer(None, made, split)
 

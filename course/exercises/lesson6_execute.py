@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import random
 import re
 import time
 from typing import Any
@@ -30,6 +29,7 @@ from course.exercises.lesson6_cases import (
     made_server,
 )
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 REJECTED = re.compile(r"reject|declin|denied|deny|not approved|refus|not run|did not run|was not|wasn't", re.IGNORECASE)
 TOO_LONG = re.compile(r"time|too long|did not answer|didn't answer|no answer|slow|took|wait", re.IGNORECASE)
@@ -80,7 +80,7 @@ def check_execute(make_execute):
     if not callable(make_execute):
         raise NotYet("make_execute should be a function make_execute(client, tools, approve, timeout).")
     check_on_docs(make_execute)
-    rng = random.Random()
+    rng = draws()
     made = made_server(rng, [READ, READ, UNANNOTATED, UNANNOTATED, WRITES, WRITES, NOT_DESTRUCTIVE, FAILS, SLOW,
                              READ])
     hidden = made.of_kind(READ)[-1].tool.name  # the server has it, the allowlist does not

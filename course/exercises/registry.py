@@ -10,8 +10,9 @@ In a notebook, an exercise is two cells:
 A check is a function registered with `@exercise`; its parameter names are the names
 it takes from the learner's namespace. It raises `NotYet("hint")` (or fails an
 `assert` with a message) when the solution is not there yet: first what is wrong, then how to go about
-it. `check` shows the first part; `hint(id)` shows the next, then where the reference solution is
-(course/exercises/hints.py). Reference solutions live in
+it: `NotYet(problem, how)`, two texts (hints as data), or one text that `hints.split` parts. `check`
+shows the problem; `hint(id)` shows how, then where the reference solution is (course/exercises/hints.py).
+Reference solutions live in
 `solutions/<id>.py`; `tests/test_exercises.py` proves each check passes on its solution
 and fails on the notebook's stub. Mentors grade learners' notebooks in a sandbox with
 `python -m course.grading` (course/grading/).
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from course.errors import DuplicateExercise, NotYet
-from course.exercises import hints
+from course.exercises import hints, seeds
 
 MARKER = "# EXERCISE "
 STUB = ("your code still raises NotImplementedError",
@@ -61,6 +62,8 @@ class Verdict:
     # so that a new failure starts the stages again. Neither takes part in comparing verdicts.
     stages: tuple[str, ...] = field(default=(), compare=False)
     failure: str = field(default="", compare=False, repr=False)
+    # The seed the check drew its cases from, when it drew any: check(id, seed=...) replays them.
+    seed: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.passed and not self.stages:
@@ -100,24 +103,40 @@ def load_all() -> dict[str, Exercise]:
     return REGISTRY
 
 
-def run_check(id: str, namespace: dict) -> Verdict:
-    """Run one check against a namespace. Never raises."""
+def run_check(id: str, namespace: dict, seed: int | None = None) -> Verdict:
+    """Run one check against a namespace (its cases drawn from `seed`, or from the code's). Never raises."""
     ex = REGISTRY.get(id) or load_all().get(id)
     if ex is None:
         message = f"there is no exercise {id!r}. Known: {', '.join(sorted(REGISTRY))}."
         return Verdict(id, False, message, stages=(message,))
-    return judge(ex, namespace)
+    return judge(ex, namespace, seed)
 
 
-def judge(ex: Exercise, namespace: dict) -> Verdict:
-    """Run an exercise's check against a namespace. Never raises."""
+def judge(ex: Exercise, namespace: dict, seed: int | None = None) -> Verdict:
+    """Run an exercise's check against a namespace. Never raises.
+
+    The check draws its cases from `seed`; without one, from a seed made of the learner's code, so the same
+    code gets the same verdict on every run (course/exercises/seeds.py). A failure on drawn cases says its seed."""
     id = ex.id
     missing = [n for n in ex.needs if n not in namespace]
     if missing:
         return Verdict(id, False, f"define `{'`, `'.join(missing)}` in the exercise cell and run that cell first.")
+    seed = seeds.of_code([namespace[n] for n in ex.needs]) if seed is None else seed
+    verdict = _judge(ex, namespace, seed)
+    if not verdict.passed and seeds.drawn() and verdict.failure not in ("NotImplementedError", "NameError"):
+        object.__setattr__(verdict, "seed", seed)
+    return verdict
+
+
+def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
+    id = ex.id
+    seeds.start(seed)
     try:
         note = ex.check(*(namespace[n] for n in ex.needs))
     except NotYet as e:
+        if len(e.args) == 2:  # hints as data: NotYet(problem, how), no parser needed
+            problem, how = map(str, e.args)
+            return Verdict(id, False, f"{problem.rstrip('.')}: {how}", stages=(problem, how), failure=raised_at(e))
         return Verdict(id, False, str(e), failure=raised_at(e))
     except NotImplementedError:
         wrong, how = STUB
@@ -128,8 +147,8 @@ def judge(ex: Exercise, namespace: dict) -> Verdict:
         hint = undefined(e)
         if hint:  # the name is another cell's: the hint says what to do, in stages
             return Verdict(id, False, hint, failure="NameError")
-        message = f"your code raised {type(e).__name__}: {e}"
-        return Verdict(id, False, message, stages=(message,), failure=type(e).__name__)
+        problem, how = hints.crashed(e)
+        return Verdict(id, False, f"{problem} {how}", stages=(problem, how), failure=type(e).__name__)
     return Verdict(id, True, note or "")
 
 
@@ -140,7 +159,7 @@ def raised_at(e: BaseException) -> str:
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
-    return f"{where} {hints.skeleton(str(e))}"
+    return f"{where} {hints.skeleton(' '.join(map(str, e.args)))}"
 
 
 def undefined(error: BaseException) -> str | None:
@@ -183,12 +202,13 @@ def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
     return box["value"]
 
 
-def check(id: str, namespace: dict | None = None) -> None:
+def check(id: str, namespace: dict | None = None, *, seed: int | None = None) -> None:
     """Notebook entry point: check an exercise against the caller's variables and print the verdict (of a
-    failure, what is wrong; `hint(id)` then shows how to go about it)."""
+    failure, what is wrong; `hint(id)` then shows how to go about it). `seed`: replay the cases of a failure
+    that printed it."""
     if namespace is None:
         namespace = sys._getframe(1).f_globals  # the notebook's globals
-    print(hints.shown(run_check(id, namespace)))
+    print(hints.shown(run_check(id, namespace, seed)))
 
 
 # -- outside the notebook: tests and mentors ----------------------------------------------
@@ -209,11 +229,11 @@ def exercise_cells(notebook: str | Path | Any) -> dict[str, str]:
     return cells
 
 
-def check_source(id: str, source: str) -> Verdict:
+def check_source(id: str, source: str, seed: int | None = None) -> Verdict:
     """Run `given` + a cell's source in a fresh namespace, then the check (in this process: tests use it)."""
     ex = REGISTRY.get(id) or load_all().get(id)
     namespace, failed = run_cell(ex, id, source)
-    return failed or run_check(id, namespace)
+    return failed or run_check(id, namespace, seed)
 
 
 def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None = None) -> tuple[dict, Verdict | None]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 
 from course.exercises import NotYet, exercise
@@ -12,11 +11,12 @@ from course.exercises.lesson1.cases import shop_tools
 from course.exercises.lesson1.given import GIVEN_BAD_CALLS
 from course.exercises.plain import plain
 from course.exercises.registry import self_contained
+from course.exercises.seeds import draws
 
 
 @exercise("l1-bad-calls", lesson=1, given=GIVEN_BAD_CALLS)
 def check_bad_calls(execute):
-    rng = random.Random()
+    rng = draws()
     tools, code, count, empty, advice = shop_tools(rng)
     first, second = tools
     good = {code: "ABC-1", count: rng.randint(1, 9)}
@@ -58,9 +58,14 @@ def check_bad_calls(execute):
           "JSON", how="say that the arguments are not valid JSON")
     for arguments in ('["ABC-1"]', '"ABC-1"', "null"):
         text = reply(first, arguments, "JSON that is not an object")
-        if not text.startswith("Error:") or not re.search("object|dict", text, re.IGNORECASE):
-            raise NotYet("for arguments that are JSON but not an object (a list, a string, null), the reply "
-                         "should start with 'Error:' and say that one JSON object is needed.")
+        kind = {"[": "a list", '"': "a string", "n": "null"}[arguments[0]]
+        if not text.startswith("Error:") or not re.search(r"\bobject\b", text, re.IGNORECASE):
+            # Pydantic's own words for it ("a valid dictionary or instance of ...") name a Python type, not
+            # what the model should send.
+            raise NotYet(f"for arguments that are JSON but not an object ({kind}: {arguments}), the reply should "
+                         "start with 'Error:' and say that one JSON object is needed (got "
+                         f"{text!r:.120}): check isinstance(raw, dict) after json.loads, before the params model "
+                         "sees it.")
     error(first, json.dumps({code: "abc", count: 0}), "two invalid fields", code, count,
           how="name every field that is wrong, not only the first (error.errors() lists them all)")
     error(first, json.dumps({count: 2}), "a missing field", code, how="name the missing field")

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-import random
 
 from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson1.cases import WORDS, argument_model, schema_accepts, tool_name
 from course.exercises.lesson1.given import GIVEN_DEFINITION, GIVEN_PARAMS
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 # -- l1-tool-definition -------------------------------------------------------------------------
@@ -21,7 +21,7 @@ def check_tool_definition(tool_definition):
     from course.orders import OrderLookup
     from course.scripted import ScriptedModel
 
-    rng = random.Random()
+    rng = draws()
     cases = [("get_order_status", "Look up one order by its number.", OrderLookup)]
     for _ in range(3):
         field = rng.choice(WORDS)
@@ -70,7 +70,7 @@ def check_refund_params(RefundRequest, request_refund):
                      "get_order_status has @tool(OrderLookup, ...).")
     if request_refund.params is not RefundRequest:
         raise NotYet("request_refund's arguments should be RefundRequest: @tool(RefundRequest).")
-    rng = random.Random()
+    rng = draws()
     number = f"A{rng.randint(1000, 9999)}"
     reason = rng.choice(["The kettle arrived broken.", "Wrong size", "Ich habe es doppelt bestellt."])
     good = {"order_id": number, "reason": reason}

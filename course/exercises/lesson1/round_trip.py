@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-import random
 
 from course.exercises import NotYet, exercise
 from course.exercises.api_hints import capped, rejected
 from course.exercises.lesson1.cases import ToolsOnly, insisting, message_tools, tool_call
 from course.exercises.lesson1.given import GIVEN_MESSAGE, GIVEN_ROUND_TRIP
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 # -- l1-tool-message ----------------------------------------------------------------------------
@@ -18,7 +18,7 @@ from course.exercises.plain import plain, same
 def check_tool_message(tool_message):
     from course.orders import _ORDERS, get_order_status
 
-    rng = random.Random()
+    rng = draws()
     cases = [(get_order_status, {"order_id": "A1001"}, _ORDERS["A1001"]), *message_tools(rng)]
     for tool, arguments, expected in cases:
         tc = tool_call(tool.name, json.dumps(arguments), rng)
@@ -81,7 +81,7 @@ def check_round_trip(ask):
                      "message.content when message.tool_calls is empty.")
     if not same(answer, order_status(fake.requests[0])):
         raise NotYet(f"ask() should return the model's text (message.content), got {answer!r:.80}.")
-    rng = random.Random()
+    rng = draws()
     known = ["A1001", "A1002", "A1003", "A1004"]
     for count in (1, rng.randint(2, 3)):
         ids = rng.sample(known + [f"A{rng.randint(5000, 9999)}"], count)

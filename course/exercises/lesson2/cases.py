@@ -50,10 +50,11 @@ def tool_steps(body: dict) -> int:
     return sum(1 for m in body.get("messages", []) if m.get("role") == "assistant" and m.get("tool_calls"))
 
 
-def stepper(tools: list[dict], steps: int | None, answer: str, nonce: str, parallel: bool = False):
+def stepper(tools: list[dict], steps: int | None, answer: str, nonce: str, parallel: bool | str = False):
     """A model rule: `steps` tool steps (None: never stops by itself), then `answer`.
 
-    `parallel`: the first step asks for two calls at once. Every call has new arguments, so no call repeats."""
+    `parallel`: the first step asks for two calls at once ("every": each step does, so a loop that counts calls
+    instead of steps stops at half the steps). Every call has new arguments, so no call repeats."""
     from course.scripted import call
 
     names = names_of(tools)
@@ -63,7 +64,7 @@ def stepper(tools: list[dict], steps: int | None, answer: str, nonce: str, paral
         if body.get("tool_choice") == "none" or not body.get("tools") or (steps is not None and done >= steps):
             return answer
         first = call(names[done % len(names)], q=f"{nonce}-{done}")
-        if parallel and done == 0:
+        if parallel == "every" or (parallel and done == 0):
             return [first, call(names[(done + 1) % len(names)], q=f"{nonce}-{done}b")]
         return first
 

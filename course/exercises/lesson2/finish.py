@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import random
 
 import openai
 
@@ -13,6 +12,7 @@ from course.exercises.api_hints import rejected
 from course.exercises.lesson2.cases import conversation, made_up_tools
 from course.exercises.lesson2.given import GIVEN_FINISH
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 @exercise("l2-finish", lesson=2, given=GIVEN_FINISH)
@@ -20,7 +20,7 @@ def check_finish(final_answer):
     from course.backend import MODEL
     from course.scripted import ScriptedModel, call
 
-    rng = random.Random()
+    rng = draws()
     nonce = f"N{rng.getrandbits(24):x}"
     tools = made_up_tools(rng, 2)
     why = rng.choice(["the assistant has used all {n} tool steps it is allowed",

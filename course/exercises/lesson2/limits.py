@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import random
-
 from course.exercises import NotYet, exercise
 from course.exercises.lesson2.given import GIVEN_LIMIT
 from course.exercises.plain import among, plain
+from course.exercises.seeds import draws
 
 STOPS = ("max_steps", "max_tokens", "max_seconds")
 
@@ -16,7 +15,7 @@ STOPS = ("max_steps", "max_tokens", "max_seconds")
 def check_limit_reached(limit_reached):
     from course.agent import Limits
 
-    rng = random.Random()
+    rng = draws()
 
     def ask(limits, *, tool_steps=0, tokens=0, elapsed=0.0, next_cost=100):
         try:

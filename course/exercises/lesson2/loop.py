@@ -5,7 +5,6 @@ and never stop, under step, token and time limits."""
 from __future__ import annotations
 
 import copy
-import random
 
 import openai
 
@@ -14,6 +13,7 @@ from course.exercises.api_hints import capped, rejected
 from course.exercises.lesson2.cases import Recorder, made_up_tools, reference_run, stepper
 from course.exercises.lesson2.given import GIVEN_LOOP
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 def _loop(run_loop, script, limits, *, salt: str):
@@ -59,7 +59,7 @@ def _expected(script, limits, *, salt: str):
 def check_agent_loop(run_loop):
     from course.agent import Limits
 
-    rng = random.Random()
+    rng = draws()
     salt = f"case-{rng.getrandbits(24):x}"
     tools = made_up_tools(rng, 2)
     answer = f"All checked for {salt}."
@@ -86,7 +86,8 @@ def check_agent_loop(run_loop):
         (_, _, want_tokens, _), want_requests = _expected(script, limits, salt=salt)
         if len(requests) < len(want_requests):
             raise NotYet("a model that makes a few tool steps and then answers was stopped early: with fewer "
-                         "tool steps than max_steps done, go on. Count a tool step when a response has tool calls.")
+                         "tool steps than max_steps done, go on. Count a tool step when a response has tool calls "
+                         "(one step, however many calls it holds).")
         if not same((got, reason), (answer, "done")):
             raise NotYet(f"after its tool steps the model answered; return (its text, 'done', tokens), got "
                          f"{(got, reason)!r:.120}.")
@@ -102,17 +103,19 @@ def check_agent_loop(run_loop):
             raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
                          f"response of the run (got {tokens!r}).")
 
-    # A model that never stops calling tools: the step limit.
+    # A model that never stops calling tools, two calls at every step: the step limit counts steps, not calls.
     restless = dict(tools=tools, steps=None, answer=answer)
-    for max_steps in sorted(rng.sample(range(1, 6), 2)) + [0]:
+    for max_steps in sorted(rng.sample(range(2, 6), 2)) + [1, 0]:
         limits = Limits(max_steps=max_steps, max_tokens=1_000_000)
-        (got, reason, tokens), requests, ran = _loop(run_loop, restless, limits, salt=salt)
+        (got, reason, tokens), requests, ran = _loop(run_loop, {**restless, "parallel": "every"}, limits, salt=salt)
         if len(requests) > max_steps:
             raise NotYet("with a model that never stops calling tools, your loop made more tool steps than "
                          "max_steps allows. Check before every request: once tool_steps == max_steps, stop.")
         if len(requests) < max_steps:
-            raise NotYet("with a model that never stops calling tools, your loop stopped early, before it had made "
-                         "max_steps tool steps. Count one tool step per response with tool calls, from 0.")
+            raise NotYet(f"with a model that never stops calling tools (two calls per step) and max_steps={max_steps}, "
+                         f"your loop stopped early, after {len(requests)} requests, before it had made max_steps tool "
+                         "steps. Count one tool step per response with tool calls (however many calls it holds), "
+                         "from 0.")
         if not same(reason, "max_steps") or got is not None:
             raise NotYet(f"when the step limit stops the run, return (None, 'max_steps', tokens); got "
                          f"{(got, reason)!r:.80}.")

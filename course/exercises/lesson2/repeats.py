@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-import random
 
 from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson2.cases import Recorder, calls_for, email_variants, made_up_tools
 from course.exercises.lesson2.given import GIVEN_KEY, GIVEN_SKIP
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 # -- l2-repeat-key ------------------------------------------------------------------------------
@@ -20,7 +20,7 @@ def check_repeat_key(repeat_key):
     from course.orders import shop_toolbox
     from course.scripted import ScriptedModel, raw_call
 
-    rng = random.Random()
+    rng = draws()
 
     def key(name: str, arguments: str):
         """repeat_key(name, arguments), checked the way the loop needs it: no crash, hashable."""
@@ -103,7 +103,7 @@ def check_repeat_key(repeat_key):
 # -- l2-skip-repeats ----------------------------------------------------------------------------
 @exercise("l2-skip-repeats", lesson=2, given=GIVEN_SKIP)
 def check_skip_repeats(answer_calls):
-    rng = random.Random()
+    rng = draws()
     tools = made_up_tools(rng, 3)
     a, b, c = (t["function"]["name"] for t in tools)
     word = rng.choice(["kettle", "mug", "lamp"])

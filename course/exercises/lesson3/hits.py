@@ -12,6 +12,7 @@ from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import QuestionSet, hit_rate, question_set
 from course.exercises.lesson3.given import GIVEN_BEST_PER_DOC, GIVEN_HIT_AT_K
 from course.exercises.plain import plain, rebuilt, same
+from course.exercises.seeds import draws
 from course.search import Hit, Section
 
 
@@ -77,7 +78,7 @@ def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
 
 @exercise("l3-hit-at-k", lesson=3, given=GIVEN_HIT_AT_K)
 def check_hit_at_k(hit_at_k):
-    rng = random.Random()
+    rng = draws()
     for k in (1, 2, 3, rng.randint(4, 6)):
         for kind in HIT_HINTS:  # one mistake at a time, so the hint can name it
             _hit_case(hit_at_k, question_set(rng, k, ["first", "missing", kind, kind]), kind)
@@ -86,6 +87,10 @@ def check_hit_at_k(hit_at_k):
 
 
 # -- l3-best-per-doc ----------------------------------------------------------------------------
+def shown(hit: Hit | None) -> str:
+    return f"{hit.doc} › {hit.heading} ({hit.score:.2f})" if hit is not None else "nothing"
+
+
 class StubIndex:
     """Answers every search with the same ranked hits, and records what it was asked: (query, k)."""
 
@@ -125,7 +130,7 @@ def returned_hits(got, name: str) -> list[Hit]:
 
 @exercise("l3-best-per-doc", lesson=3, given=GIVEN_BEST_PER_DOC)
 def check_best_per_doc(best_sections):
-    rng = random.Random()
+    rng = draws()
     for k in (1, 2, 3, rng.randint(4, 5)):
         ranked = ranked_hits(rng, k)
         query = f"question {rng.randint(1, 999)}"
@@ -151,6 +156,10 @@ def check_best_per_doc(best_sections):
             raise NotYet(f"{len(got)} hits for k={k}: return at most k.")
         if sorted(got, key=lambda h: -h.score) != got and set(got) == set(want):
             raise NotYet("the hits are not best first: keep the order index.search gives.")
-        raise NotYet("expected the best section of each document (its first hit, as hits come best first), best "
-                     "first, and k of them.")
+        differed = next(i for i, (a, b) in enumerate(zip([*got, None], [*want, None], strict=False)) if a != b)
+        raise NotYet(f"for k={k}, your hit {differed + 1} is {shown(got[differed] if differed < len(got) else None)}"
+                     f", but it should be {shown(want[differed] if differed < len(want) else None)}, the best "
+                     "section of a document not in your list yet.",
+                     "walk the ranked hits in order and keep the first hit of each document not seen yet (hits come "
+                     "best first), until you have k.")
     return "One section per document leaves room for other documents in the model's context."

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import operator
-import random
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import WordCounts, as_indices, corpus, spread, unit
 from course.exercises.lesson3.given import GIVEN_RANK, GIVEN_SEARCH_DOCS
 from course.exercises.plain import plain
+from course.exercises.seeds import draws
 
 
 # -- l3-rank ------------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
 
 @exercise("l3-search-docs", lesson=3, given=GIVEN_SEARCH_DOCS)
 def check_search_docs(search_docs):
-    rng = random.Random()
+    rng = draws()
     cases = 0
     while cases < 4:
         sections = corpus(rng, docs=rng.randint(3, 5))

@@ -4,12 +4,11 @@ a split (code blocks, deeper headings, odd headings, empty sections)."""
 
 from __future__ import annotations
 
-import random
-
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import flat, make_doc
 from course.exercises.lesson3.given import GIVEN_SECTIONS
 from course.exercises.plain import rebuilt
+from course.exercises.seeds import draws
 
 SECTION_HINTS = {
     "intro": ("the text before the first `## ` heading was lost: it becomes a section of its own, with the "
@@ -102,7 +101,7 @@ def check_sections(split_sections):
     from course.paths import DATA
     from course.search import parse_markdown
 
-    rng = random.Random()
+    rng = draws()
     docs = [make_doc(rng, "intro"), make_doc(rng), make_doc(rng, "intro", "subheading"),
             make_doc(rng, "fence"), make_doc(rng, "odd", rng.choice(["intro", "blank-lines"])),
             make_doc(rng, "empty-section", "blank-lines"), make_doc(rng, "intro", "subheading", "fence", "odd")]

@@ -9,7 +9,6 @@ Every request that reaches the provider is charged, answered or not; a request t
 from __future__ import annotations
 
 import asyncio
-import random
 from typing import Any
 
 from course.exercises import NotYet, exercise, run_async
@@ -23,6 +22,7 @@ from course.exercises.lesson5.client import (
     text,
 )
 from course.exercises.lesson5.given import GIVEN
+from course.exercises.seeds import draws
 
 TOOL = "web_search"
 
@@ -108,7 +108,7 @@ def check_budget(build_search_server):
         raise NotYet("build_search_server should be a function build_search_server(provider, credits).")
     # Budgets the task does not show, all different, so no constant passes. The second session's is the smallest
     # (a budget shared between sessions then leaves it nothing), the parallel one the largest.
-    budgets = random.Random().sample(range(3, 12), 5)
+    budgets = draws().sample(range(3, 12), 5)
     (second, first, parallel), (never_sent, timed_out) = sorted(budgets[:3]), budgets[3:]
     for credits in (first, second):  # two sessions, one by one: each gets its own budget, and only that
         provider = SlowProvider(delay=0.01)

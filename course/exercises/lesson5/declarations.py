@@ -4,19 +4,19 @@ schema's limits, its read-only and destructive hints)."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from course.exercises import NotYet, exercise
 from course.exercises.lesson5.cases import letters
 from course.exercises.lesson5.client import PROTOCOL_ERROR, mcp_server, require_tool, text, tools_and_calls
 from course.exercises.lesson5.given import TOOL_GIVEN
+from course.exercises.seeds import draws
 
 
 @exercise("l5-constrained-tool", lesson=5, given=TOOL_GIVEN)
 def check_constrained_tool(shipping):
     server = mcp_server(shipping, "shipping")
-    rng = random.Random()
+    rng = draws()
     example = ({"weight_kg": 2, "country": "DE"}, 6.9)
     # Weights the task never shows: decimals (1.2 kg needs round(): 4.9 + 1.2 = 6.1000000000000005), both ends.
     hidden = [(w, letters(rng)) for w in [1.2, 30, 0.1, round(rng.uniform(2.5, 29.5), 1), rng.randint(3, 29)]]
@@ -87,7 +87,7 @@ def _hints(tools: dict, name: str) -> tuple[Any, Any]:
 @exercise("l5-annotations", lesson=5, given=TOOL_GIVEN)
 def check_annotations(parcels, PARCELS):
     server = mcp_server(parcels, "parcels")
-    rng = random.Random()
+    rng = draws()
     number = f"P{rng.randint(2000, 9999)}"  # a parcel the cell does not list: the tools must still work on it
     PARCELS[number] = {"status": "packed", "notes": []}
     try:

@@ -4,19 +4,18 @@ do next, a third-party answer cut to what it needs)."""
 
 from __future__ import annotations
 
-import random
-
 from course.exercises import NotYet, exercise
 from course.exercises.lesson5.cases import letters, raw_answer
 from course.exercises.lesson5.client import ADVICE, PROTOCOL_ERROR, mcp_server, require_tool, text, tools_and_calls
 from course.exercises.lesson5.given import GIVEN
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 @exercise("l5-advice", lesson=5, given=GIVEN)
 def check_advice(carriers, TRACKING):
     server = mcp_server(carriers, "carriers")
-    rng = random.Random()
+    rng = draws()
     # Beside the cell's numbers, one the cell does not list (the check adds it) and unknown ones of its shape.
     extra = {f"{letters(rng, 3)}{rng.randint(100, 999)}": rng.choice(["out for delivery", "at the depot"])}
     unknown = ["XYZ999", f"{letters(rng, 3)}{rng.randint(1000, 9999)}", f"{letters(rng, 2)}{rng.randint(10, 99)}"]
@@ -67,7 +66,7 @@ SNIPPET = 200  # characters of a snippet the model gets
 def check_trim(trim):
     import copy
 
-    rng = random.Random()
+    rng = draws()
     cases = [(raw_answer(rng, 4), 2), (raw_answer(rng, 3), 3), (raw_answer(rng, 5), 5),
              (raw_answer(rng, rng.randint(6, 12)), rng.randint(1, 5)), (raw_answer(rng, 2), 5),
              (raw_answer(rng, 0), 3)]

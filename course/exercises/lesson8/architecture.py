@@ -4,12 +4,12 @@ and a gateway's routing."""
 from __future__ import annotations
 
 import inspect
-import random
 
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson8.cases import order_id, word
 from course.exercises.lesson8.given import GIVEN_RESOURCES, GIVEN_TENANTS
 from course.exercises.plain import same
+from course.exercises.seeds import draws
 
 # What an unknown order's error code tells about the learner's code.
 WRONG_CODES = {
@@ -26,7 +26,7 @@ def check_resource_template(add_order_resources):
 
     from course.exercises.lesson6_cases import in_memory
 
-    rng = random.Random()
+    rng = draws()
     orders = {}
     for i in range(3):
         oid = order_id(rng)
@@ -93,7 +93,7 @@ def check_resource_template(add_order_resources):
 def check_route_tenant(route):
     from course.servers.gateway import Tenant
 
-    rng = random.Random()
+    rng = draws()
     a, b = word(rng), word(rng)
     shared, only_a, only_b = word(rng), word(rng), word(rng)
     tenants = [Tenant(a, "tok-" + word(rng, 12), {"docs": {shared, only_a}, "notes": {"read_notes"}}),
@@ -104,7 +104,7 @@ def check_route_tenant(route):
               (by[b].token, only_b, (b, "billing")), (by[b].token, shared, (b, "docs"))]
     for token, tool, wanted in expect:
         got = route(tenants, token, tool)
-        if not same(tuple(got), wanted):
+        if not same(tuple(got) if isinstance(got, list | tuple) else got, wanted):
             raise NotYet(f"route(tenants, <{wanted[0]}'s token>, {tool!r}) returned {got!r}; expected {wanted!r}: "
                          "return the tenant the token belongs to and the backend whose allowlist has the tool.")
     refusals = [(by[b].token, only_a, f"{only_a} (a tool only {a} may use) for {b}'s token",
@@ -122,6 +122,10 @@ def check_route_tenant(route):
             # A sentence, not a colon, after the exception's name: what is wrong stays the first hint (hints.split).
             raise NotYet(f"for {case}, your route raised {type(e).__name__}. Raise PermissionError on purpose, "
                          "so that the gateway answers 'not allowed' instead of crashing.") from None
+        if got is None:
+            raise NotYet(f"for {case}, your route returned None instead of refusing: raise PermissionError, so "
+                         "that the gateway answers 'not allowed' (None routes nowhere, and says nothing)" + advice
+                         + ".")
         raise NotYet(f"{case} was routed{advice} (it returned {got!r}); raise PermissionError instead.")
     return "The token picks the tenant; only that tenant's allowlist picks the backend."
 

@@ -3,13 +3,12 @@ rug pull."""
 
 from __future__ import annotations
 
-import random
-
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson8.cases import order_id, word
 from course.exercises.lesson8.given import GIVEN_INJECTION, GIVEN_TOOLS
 from course.exercises.plain import among, plain
 from course.exercises.registry import self_contained
+from course.exercises.seeds import draws
 
 
 # -- l8-injection-rule -----------------------------------------------------------------------------------
@@ -17,7 +16,7 @@ from course.exercises.registry import self_contained
 def check_injection_rule(customer_orders_only):
     from course.permissions import DECISIONS
 
-    rng = random.Random()
+    rng = draws()
     own, other = order_id(rng), order_id(rng)
     while other == own:
         other = order_id(rng)
@@ -103,7 +102,7 @@ def _tool(name: str, description: str, properties: dict, read_only: bool, open_w
 
 @exercise("l8-changed-tool", lesson=8, given=GIVEN_TOOLS)
 def check_changed_tool(changed_tools):
-    rng = random.Random()
+    rng = draws()
     names = [word(rng) for _ in range(8)]
     params = {"order_id": {"type": "string"}, "k": {"type": "integer"}}
     pinned = {n: _tool(n, f"Look up {word(rng)}.", params, True) for n in names[:7]}
