@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from course.paths import ROOT
+
+if TYPE_CHECKING:  # the SDK is imported where a crash is read, not when the hints load
+    import openai
 
 
 class VerdictFields(Protocol):
@@ -36,6 +39,8 @@ class VerdictFields(Protocol):
     def stages(self) -> tuple[str, ...]: ...
     @property
     def failure(self) -> str: ...
+    @property
+    def seed(self) -> int | None: ...
 
 OPEN, CLOSE = "([{", ")]}"
 SENTENCE_START = re.compile(r"[A-Z`(]")
@@ -223,10 +228,30 @@ def crashed(error: BaseException) -> tuple[str, str]:
         how = ("a list in one of the check's cases is shorter than your code expects (empty, say). Test its "
                "length, or loop over it, instead of taking a fixed index.")
     elif isinstance(error, openai.BadRequestError):  # the (scripted) API refused a request: HTTP 400
-        from course.exercises.api_hints import rejected
-
-        return problem, str(rejected(error)).removeprefix("the API refused a request (HTTP 400) because ")
+        return problem, refused(error).removeprefix("the API refused a request (HTTP 400) because ")
     else:
         how = ("the check tries inputs the notebook's example does not show: empty, missing, None, failing "
                "ones. Read the line named above, ask which input could make it fail, and handle that case.")
     return problem, how
+
+
+def refused(e: openai.BadRequestError) -> str:
+    """What a request the API refused (HTTP 400) says about what the learner's code sent (api_hints.rejected)."""
+    detail = e.body.get("message", "") if isinstance(e.body, dict) else str(e)
+    if "did not have response messages" in detail:
+        hint = ("the model asked for several calls in one message: every call in message.tool_calls needs its "
+                "own tool message (answer every one), right after the assistant's message, before the next request.")
+    elif "must be a response to a preceeding message" in detail:
+        hint = ("a tool message answers no call of the message before it. Append the assistant's message "
+                "(message.model_dump(exclude_none=True)) first, then one tool message per call, with "
+                "tool_call_id=call.id.")
+    elif "tool_choice" in detail and "only allowed when 'tools'" in detail:
+        hint = "tool_choice is only allowed together with tools: keep tools=tools in the request."
+    elif "offered no tools" in detail:
+        hint = "the model wants to call a tool, but your request offered none: pass tools=tools."
+    elif "Invalid type for" in detail:
+        hint = "a tool message's content must be text: the string execute(...) returns."
+    else:
+        return f"the API refused a request (HTTP 400: {detail:.120}): look at what your request sends."
+    # "because" keeps what is wrong in the first stage of the hint (course/exercises/hints.py)
+    return f"the API refused a request (HTTP 400) because {hint}"

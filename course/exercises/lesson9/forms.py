@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import copy
-import random
 
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import field_of, schema, valid_answer, word
 from course.exercises.lesson9.given import GIVEN
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 KEYS = ("name", "kind", "label", "required", "choices")
 
@@ -29,7 +29,7 @@ def as_dict(item: object) -> dict:
 def check_form_fields(form_fields):
     from course.beyond.forms import form_fields as reference
 
-    rng = random.Random()
+    rng = draws()
     for _ in range(4):
         s = schema(rng)
         before = copy.deepcopy(s)
@@ -65,7 +65,7 @@ ADVICE = {
 # -- l9-answer-problems ----------------------------------------------------------------------------------
 @exercise("l9-answer-problems", lesson=9, given=GIVEN)
 def check_answer_problems(problems):
-    rng = random.Random()
+    rng = draws()
     for _ in range(3):
         s = schema(rng)
         for _ in range(3):
@@ -122,7 +122,7 @@ SECRET = [("Please enter your password.", {"x": {"type": "string"}}, "the messag
 
 @exercise("l9-secret-question", lesson=9, given=GIVEN)
 def check_secret_question(asks_for_secret):
-    rng = random.Random()
+    rng = draws()
     for message, props, where in rng.sample(SECRET, len(SECRET)):
         s = {"type": "object", "properties": {**props, word(rng): {"type": "string"}}}
         if not asks_for_secret(message, s):

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import random
-
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import word
 from course.exercises.lesson9.given import GIVEN
 from course.exercises.plain import plain
+from course.exercises.seeds import draws
 
 
 @exercise("l9-progress-line", lesson=9, given=GIVEN)
 def check_progress_line(progress_text):
     from course.beyond.progress import progress_text as reference
 
-    rng = random.Random()
+    rng = draws()
     total = rng.randrange(3, 40)
     done = rng.randrange(1, total)
     step = word(rng)

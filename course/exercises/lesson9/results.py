@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import random
 
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import word
 from course.exercises.lesson9.given import GIVEN
 from course.exercises.plain import plain, same
+from course.exercises.seeds import draws
 
 
 def stock_schema() -> dict:
@@ -30,7 +30,7 @@ def holds(reply: str, data: dict) -> bool:
 
 @exercise("l9-structured-result", lesson=9, given=GIVEN)
 def check_structured_result(for_model):
-    rng = random.Random()
+    rng = draws()
     tool, schema = word(rng), stock_schema()
     good = {"sku": f"{word(rng, 4).upper()}-{rng.randrange(1, 9)}", "on_hand": rng.randrange(0, 40),
             "warehouse": rng.choice(["north", "south"])}

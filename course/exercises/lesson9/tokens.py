@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import random
-
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import word
 from course.exercises.lesson9.given import GIVEN
 from course.exercises.plain import plain
+from course.exercises.seeds import draws
 
 NOW = 1_900_000_000
 
 
 @exercise("l9-token-check", lesson=9, given=GIVEN)
 def check_token_check(token_problem):
-    rng = random.Random()
+    rng = draws()
     port = rng.randrange(8000, 9000)
     me = f"http://127.0.0.1:{port}/mcp"
     read, write = f"{word(rng, 4)}:read", f"{word(rng, 4)}:write"
