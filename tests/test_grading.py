@@ -368,3 +368,16 @@ def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_
 def test_a_module_reached_through_another_is_reported_on_its_own_line():
     reasons = review("import course.permissions\n\nx = course.exercises.registry\nprint(x)\n", 4)
     assert any(r.startswith("line 3: reaches the module") for r in reasons), reasons
+
+
+# The learner's half-line plus the check's own line, closed by a message the cell chose: one valid tuple.
+SPLICED = ("from course.paths import WORK\ndef refund_limit(name, arguments):\n"
+           "    raise ValueError(\"''\\')#\")\n"
+           "type(WORK)('/proc/self/fd/3').write_text(\"(True, '''\")\n")
+
+
+def test_a_half_line_the_checks_own_verdict_completes_is_no_pass(box):
+    assert review(SPLICED, 4) == []  # nothing the rule can see: the pipe's framing must hold
+    answer, right = run(box, SPLICED, RIGHT)
+    assert not answer["passed"] and answer.get("forged"), answer
+    assert right["passed"], right

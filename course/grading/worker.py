@@ -75,7 +75,8 @@ def in_child(run, output: str, wall: float, whole_namespace: bool) -> dict:
             sys.stderr.flush()
             now = fstat(3)  # closed or swapped (dup2) by the cell: its own line went first, the exit says so
             if (now.st_dev, now.st_ino) == (pipe.st_dev, pipe.st_ino):
-                write(3, repr((passed, message)).encode("utf-8", "replace") + b"\n")
+                # Framed by a newline first: a half-line the cell wrote before cannot join the verdict's.
+                write(3, b"\n" + repr((passed, message)).encode("utf-8", "replace") + b"\n")
                 code = 0
         finally:
             exit_now(code)
@@ -98,8 +99,9 @@ def in_child(run, output: str, wall: float, whole_namespace: bool) -> dict:
     lines = data.split(b"\n")
     answer = {"exit": code, "timed_out": timed_out, "passed": False, "message": ""}
     try:
-        passed, message = ast.literal_eval(lines[0].decode("utf-8", "replace"))
-        assert isinstance(passed, bool) and isinstance(message, str) and lines[1:] == [b""] and code == 0
+        assert len(lines) == 3 and lines[0] == lines[2] == b"" and code == 0
+        passed, message = ast.literal_eval(lines[1].decode("utf-8", "replace"))
+        assert isinstance(passed, bool) and isinstance(message, str)
         answer.update(passed=passed, message=message)
     except Exception:  # no line (it crashed or looped), or more than the one the child writes: no verdict
         answer["forged"] = bool(data) and not timed_out
