@@ -381,3 +381,13 @@ def test_a_half_line_the_checks_own_verdict_completes_is_no_pass(box):
     answer, right = run(box, SPLICED, RIGHT)
     assert not answer["passed"] and answer.get("forged"), answer
     assert right["passed"], right
+
+
+@pytest.mark.parametrize("source", [
+    "import dataclasses\nd = dataclasses\nm = d.sys.modules['course.exercises.lesson4']\nm.isinstance = len\n",
+    "import dataclasses\nm = [dataclasses][0].sys.modules\n",
+    "import asyncio\ne = (asyncio,)[0].base_events.os\n",
+])
+def test_a_system_module_reached_through_an_alias_of_an_allowed_one_is_flagged(source):
+    reasons = review(source, 4)
+    assert any("reaches a system module" in r and r.startswith("line ") for r in reasons), reasons

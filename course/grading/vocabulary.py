@@ -39,6 +39,8 @@ REACHING = {"exec", "eval", "compile", "__import__", "getattr", "setattr", "dela
 # `Path` in every cell's namespace, and a cell can use them without an import of its own.
 SYSTEM = {"os", "sys", "pathlib", "tempfile", "shutil", "subprocess", "signal", "io", "ctypes", "gc", "inspect",
           "importlib", "builtins", "threading", "multiprocessing", "socket", "resource", "mmap", "fcntl", "posix"}
+ATTRIBUTE_REACH = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes", "subprocess", "pathlib", "shutil",
+                   "modules"}  # `.resource` or `.signal` are ordinary words in a lesson
 INTERNALS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lasti", "gi_frame", "gi_code",
              "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next", "co_code", "co_consts",
              "co_names", "gi_yieldfrom", "cr_await"}
@@ -183,6 +185,9 @@ def review(source: str, lesson: int) -> list[str]:
                 base = base.value
             if base is not target and isinstance(base, ast.Name) and base.id in bound:
                 found.append(f"line {at}: changes `{base.id}`, which it imported (the check uses it too)")
+        if isinstance(node, ast.Attribute) and node.attr in ATTRIBUTE_REACH:
+            # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
+            found.append(f"line {at}: `.{node.attr}` reaches a system module through an attribute")
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             chain: list[str] = []
             root: ast.expr = node
