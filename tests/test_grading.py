@@ -327,3 +327,67 @@ def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_
     with Sandbox("bwrap", SandboxLimits(wall_seconds=2)) as sandbox:
         loop, right = run(sandbox, "while True:\n    pass\n", RIGHT)
     assert loop["timed_out"] and not loop["passed"] and right["passed"], (loop, right)
+
+
+# -- variations found by review (issue 20's follow-up) -------------------------------------------------
+PROC_FD = ("from course.paths import WORK\ndef refund_limit(name, arguments):\n    return None\n"
+           "type(WORK)('/proc/self/fd/3').write_text(\"(True, 'fine')\\n\")\n"
+           "class Done(BaseException):\n    pass\nraise Done\n")
+SWAPPED = ("import os\ndef refund_limit(name, arguments):\n    return None\n"
+           "os.write(3, b\"(True, 'ok')\\n\")\nos.dup2(1, 3)\n")
+
+
+def test_a_verdict_written_through_proc_self_fd_then_a_base_exception_is_no_pass(box):
+    answer, right = run(box, PROC_FD, RIGHT)
+    assert not answer["passed"] and answer.get("forged"), answer
+    assert right["passed"], right
+
+
+def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass(box):
+    answers = run(box, SWAPPED, SWAPPED.replace("os.dup2(1, 3)", "os.close(3)"), RIGHT)
+    assert [a["passed"] for a in answers] == [False, False, True], answers
+    assert all(a.get("forged") for a in answers[:2]), answers
+
+
+@pytest.mark.parametrize("source, lesson, why", [
+    ("os.write(3, b'(True, 1)')\nos.dup2(1, 3)\n", 6, "`os`"),  # bound by the notebook's setup, not imported
+    ("p = Path('/proc/self/fd/3')\n", 6, "`Path`"),
+    ("from pathlib import Path\n", 6, "imports `pathlib`"),
+    ("import os\nos.execl('/bin/true', 'true')\n", 6, "start a program"),
+    ("def f():\n    pass\ng = getattr(f, '_' * 2 + 'globals' + '_' * 2)\n", 4, "`getattr` with a computed name"),
+    ("import string\ng = string.Formatter().get_field('0._' + '_globals__', (len,), {})\n", 4, "`get_field`"),
+    ("import typing\ndef f() -> \"(__import__('os'), int)[1]\":\n    pass\ntyping.get_type_hints(f)\n", 4,
+     "`get_type_hints`"),
+    ("s = '{0.__class__}'.format(1)\n", 4, "'{0.__class__}'"),
+])
+def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
+    reasons = review(source, lesson)
+    assert any(why in r and r.startswith("line ") for r in reasons), reasons
+
+
+def test_a_module_reached_through_another_is_reported_on_its_own_line():
+    reasons = review("import course.permissions\n\nx = course.exercises.registry\nprint(x)\n", 4)
+    assert any(r.startswith("line 3: reaches the module") for r in reasons), reasons
+
+
+# The learner's half-line plus the check's own line, closed by a message the cell chose: one valid tuple.
+SPLICED = ("from course.paths import WORK\ndef refund_limit(name, arguments):\n"
+           "    raise ValueError(\"''\\')#\")\n"
+           "type(WORK)('/proc/self/fd/3').write_text(\"(True, '''\")\n")
+
+
+def test_a_half_line_the_checks_own_verdict_completes_is_no_pass(box):
+    assert review(SPLICED, 4) == []  # nothing the rule can see: the pipe's framing must hold
+    answer, right = run(box, SPLICED, RIGHT)
+    assert not answer["passed"] and answer.get("forged"), answer
+    assert right["passed"], right
+
+
+@pytest.mark.parametrize("source", [
+    "import dataclasses\nd = dataclasses\nm = d.sys.modules['course.exercises.lesson4']\nm.isinstance = len\n",
+    "import dataclasses\nm = [dataclasses][0].sys.modules\n",
+    "import asyncio\ne = (asyncio,)[0].base_events.os\n",
+])
+def test_a_system_module_reached_through_an_alias_of_an_allowed_one_is_flagged(source):
+    reasons = review(source, 4)
+    assert any("reaches a system module" in r and r.startswith("line ") for r in reasons), reasons

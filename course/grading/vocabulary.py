@@ -33,12 +33,21 @@ BASE_MODULES = {"re", "json", "math", "string", "textwrap", "collections", "iter
                 "typing", "enum", "datetime", "decimal", "fractions", "statistics", "copy", "asyncio", "uuid"}
 NEVER = ("course.exercises", "course.grading")
 REACHING = {"exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "vars", "locals",
-            "open", "breakpoint", "input", "memoryview", "help", "exit", "quit", "__build_class__", "__loader__"}
+            "open", "breakpoint", "input", "memoryview", "help", "exit", "quit", "__build_class__", "__loader__",
+            "get_field", "get_type_hints", "attrgetter", "methodcaller", "singledispatch", "ForwardRef"}
+# Of these, a lesson's vocabulary has only what its solutions import: the notebook's setup may bind `os` or
+# `Path` in every cell's namespace, and a cell can use them without an import of its own.
+SYSTEM = {"os", "sys", "pathlib", "tempfile", "shutil", "subprocess", "signal", "io", "ctypes", "gc", "inspect",
+          "importlib", "builtins", "threading", "multiprocessing", "socket", "resource", "mmap", "fcntl", "posix"}
+ATTRIBUTE_REACH = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes", "subprocess", "pathlib", "shutil",
+                   "modules"}  # `.resource` or `.signal` are ordinary words in a lesson
 INTERNALS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lasti", "gi_frame", "gi_code",
              "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next", "co_code", "co_consts",
              "co_names", "gi_yieldfrom", "cr_await"}
 RUNS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess", "system", "popen", "fork", "execv",
-        "execve", "spawnv", "CDLL", "cdll", "pythonapi"}  # start programs or reach C, whatever module holds them
+        "execve", "spawnv", "CDLL", "cdll", "pythonapi", "execl", "execle", "execlp", "execlpe", "execvp", "execvpe",
+        "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnve", "spawnvp", "spawnvpe", "posix_spawn", "posix_spawnp",
+        "forkpty", "dup2", "kill", "killpg"}  # start programs, reach C or the verdict pipe, whatever module holds them
 PLAIN_DUNDERS = {"__init__", "__post_init__", "__repr__", "__str__", "__name__", "__call__"}
 
 
@@ -48,11 +57,13 @@ class Vocabulary:
     modules: set[str] = field(default_factory=set)
     imported: set[tuple[str, str]] = field(default_factory=set)  # (course module, name)
     specials: set[str] = field(default_factory=set)  # dunder/private names, attributes, reaching builtins used
+    setup_only: dict[str, str] = field(default_factory=dict)  # name the setup binds: its SYSTEM module
 
     def describe(self) -> str:
         names = sorted(f"{m}.{n}" for m, n in self.imported)
         return (f"lesson {self.lesson}\nmodules: {', '.join(sorted(self.modules))}\nfrom course modules: "
-                f"{', '.join(names)}\nspecial names: {', '.join(sorted(self.specials)) or '(none)'}")
+                f"{', '.join(names)}\nspecial names: {', '.join(sorted(self.specials)) or '(none)'}\n"
+                f"set up but not for passes: {', '.join(sorted(self.setup_only)) or '(none)'}")
 
 
 def special(name: str) -> bool:
@@ -89,12 +100,14 @@ def vocabulary(lesson: int) -> Vocabulary:
     load_all()
     vocab = Vocabulary(lesson, set(BASE_MODULES))
     ids = [i for i, ex in REGISTRY.items() if ex.lesson == lesson]
-    sources = [REGISTRY[i].given for i in ids]
-    sources += [p.read_text(encoding="utf-8") for i in ids if (p := SOLUTIONS / f"{i}.py").is_file()]
-    for source in sources:
+    solved = [p.read_text(encoding="utf-8") for i in ids if (p := SOLUTIONS / f"{i}.py").is_file()]
+    used = {module.split(".")[0] for s in solved for _, module, _, _ in walk_imports(ast.parse(s))}
+    for source in [REGISTRY[i].given for i in ids] + solved:
         tree = ast.parse(source)
-        for _, module, name, _ in walk_imports(tree):
-            if not module.startswith(NEVER):
+        for _, module, name, local in walk_imports(tree):
+            if module.split(".")[0] in SYSTEM and module.split(".")[0] not in used:
+                vocab.setup_only[local] = module
+            elif not module.startswith(NEVER):
                 vocab.modules.add(module)
                 if name is not None:
                     vocab.imported.add((module, name))
@@ -145,11 +158,24 @@ def review(source: str, lesson: int) -> list[str]:
     for number, name in words(tree):
         if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
             kind = ("a builtin that reaches code or namespaces" if name in REACHING and name in builtin
+                    else "a function that reaches attributes or code by name" if name in REACHING
                     else "a frame, code or traceback attribute" if name in INTERNALS
                     else "a way to start a program" if name in RUNS else "a dunder or private name")
             found.append(f"line {number}: `{name}`: {kind}, which this lesson's solutions do not use")
     for node in ast.walk(tree):
         at: int = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Name) and node.id in vocab.setup_only and node.id not in bound:
+            found.append(f"line {at}: `{node.id}` ({vocab.setup_only[node.id]}): the notebook's setup imports it, "
+                         "but no solution of this lesson needs it")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "__" in node.value and \
+                not node.value.startswith("__") and not {node.value} & vocab.specials:
+            found.append(f"line {at}: the string {node.value[:60]!r} names a dunder (a format field or an "
+                         "annotation reaches attributes by name)")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+                len(node.args) > 1 and not (isinstance(node.args[1], ast.Constant) and
+                                            isinstance(node.args[1].value, str) and not special(node.args[1].value)):
+            found.append(f"line {at}: `getattr` with a computed name (only a plain literal attribute name is "
+                         "inside the vocabulary)")
         targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
                    if isinstance(node, ast.AugAssign | ast.AnnAssign) else node.targets
                    if isinstance(node, ast.Delete) else [])
@@ -159,6 +185,9 @@ def review(source: str, lesson: int) -> list[str]:
                 base = base.value
             if base is not target and isinstance(base, ast.Name) and base.id in bound:
                 found.append(f"line {at}: changes `{base.id}`, which it imported (the check uses it too)")
+        if isinstance(node, ast.Attribute) and node.attr in ATTRIBUTE_REACH:
+            # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
+            found.append(f"line {at}: `.{node.attr}` reaches a system module through an attribute")
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             chain: list[str] = []
             root: ast.expr = node
@@ -172,8 +201,8 @@ def review(source: str, lesson: int) -> list[str]:
                 value = resolve(bound[root.id] + chain)
                 if isinstance(value, types.ModuleType) and (value.__name__.startswith(NEVER)
                                                             or value.__name__.split(".")[0] not in tops):
-                    found.append(f"line {line}: reaches the module `{value.__name__}` through "
+                    found.append(f"line {at}: reaches the module `{value.__name__}` through "
                                  f"`{root.id}.{'.'.join(chain)}`")
                 elif getattr(value, "__module__", "") and str(getattr(value, "__module__", "")).startswith(NEVER):
-                    found.append(f"line {line}: reaches the grader's code through `{root.id}.{'.'.join(chain)}`")
+                    found.append(f"line {at}: reaches the grader's code through `{root.id}.{'.'.join(chain)}`")
     return list(dict.fromkeys(found))

@@ -51,6 +51,8 @@ def check_cell(registry, exercise, source: str) -> tuple[bool, str]:
                        "exercise cell (in the notebook the kernel just goes on).")
     except Exception as e:
         return False, f"the check itself could not run: {type(e).__name__}: {e}"
+    except BaseException as e:  # GeneratorExit, a class of its own: it must not skip the check's own line
+        return False, f"the code raised {type(e).__name__}, which is not an error a check can handle: remove it."
     return verdict.passed is True, str(verdict.message)
 
 
@@ -60,19 +62,24 @@ def in_child(run, output: str, wall: float, whole_namespace: bool) -> dict:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
-        write, exit_now = os.write, os._exit
+        write, exit_now, fstat, code = os.write, os._exit, os.fstat, 1
         try:
             os.dup2(write_end, 3)
             os.closerange(4, 1 << 16)  # the worker's answers, and everything else, are out of its reach
             fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
+            pipe = fstat(3)
             passed, message = run()
             sys.stdout.flush()
             sys.stderr.flush()
-            write(3, repr((passed, message)).encode("utf-8", "replace") + b"\n")
+            now = fstat(3)  # closed or swapped (dup2) by the cell: its own line went first, the exit says so
+            if (now.st_dev, now.st_ino) == (pipe.st_dev, pipe.st_ino):
+                # Framed by a newline first: a half-line the cell wrote before cannot join the verdict's.
+                write(3, b"\n" + repr((passed, message)).encode("utf-8", "replace") + b"\n")
+                code = 0
         finally:
-            exit_now(0)
+            exit_now(code)
     os.close(write_end)
     data, deadline, timed_out = b"", time.monotonic() + wall, False
     while len(data) <= VERDICT_CAP:
@@ -92,8 +99,9 @@ def in_child(run, output: str, wall: float, whole_namespace: bool) -> dict:
     lines = data.split(b"\n")
     answer = {"exit": code, "timed_out": timed_out, "passed": False, "message": ""}
     try:
-        passed, message = ast.literal_eval(lines[0].decode("utf-8", "replace"))
-        assert isinstance(passed, bool) and isinstance(message, str) and lines[1:] == [b""] and code == 0
+        assert len(lines) == 3 and lines[0] == lines[2] == b"" and code == 0
+        passed, message = ast.literal_eval(lines[1].decode("utf-8", "replace"))
+        assert isinstance(passed, bool) and isinstance(message, str)
         answer.update(passed=passed, message=message)
     except Exception:  # no line (it crashed or looped), or more than the one the child writes: no verdict
         answer["forged"] = bool(data) and not timed_out
