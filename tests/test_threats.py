@@ -7,6 +7,7 @@ import pytest
 
 from course.agent import arun_agent
 from course.approval import ScriptedApprover
+from course.architecture.attacks import EVIL_PAGE, PoisonedWeb, poisoned_docs, rug_pull_server, weather_server
 from course.backend import MODEL
 from course.host import McpHost, ServerError, in_memory, stdio_command
 from course.host.guards import UntrustedInput
@@ -14,7 +15,6 @@ from course.host.screening import flags, stdio_review
 from course.scripted import ScriptedModel
 from course.servers import docs as docs_server
 from course.servers import webapi
-from course.servers.attacks import EVIL_PAGE, PoisonedWeb, poisoned_docs, rug_pull_server, weather_server
 from course.store import ShopStore
 from course.stories.lesson8 import gullible
 
@@ -180,9 +180,9 @@ async def test_the_gateway_reaches_an_http_backend_with_its_own_means_never_with
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
+    from course.architecture.gateway import Backend, Gateway, Tenant
+    from course.architecture.local_http import BASE_URL, mcp_client, served
     from course.servers import workspaces
-    from course.servers.gateway import Backend, Gateway, Tenant
-    from course.servers.local_http import BASE_URL, mcp_client, served
 
     backend = workspaces.build_server(tenant="northwind")
     app, seen = backend.streamable_http_app(host="127.0.0.1"), []
