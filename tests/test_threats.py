@@ -352,3 +352,47 @@ async def test_a_tool_whose_title_changes_after_approval_is_withheld_as_the_mode
         assert seen_before == "Order status"  # no description: the model reads the title
         assert "status" not in host.offered and "title" in host.pins.changes[("orders", "status")]
         assert (await host.execute("status", '{"order_id": "A1002"}')).startswith("Error: status changed")
+
+
+# -- variation: the usual spellings of a secret in a server's stderr (item 6) ------------------------------------
+SECRET_CORPUS = [  # (line as a server prints it, the secret in it)
+    ("DB_PASSWORD=hunter2-prod", "hunter2-prod"),
+    ("export OPENAI_API_KEY=sk-proj-Zx81kLmN0pQrStUvWxYz12345678", "sk-proj-Zx81kLmN0pQrStUvWxYz12345678"),
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Lk2Vd", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Lk2Vd"),
+    ("aws_access_key_id = AKIAQ3EGRTYVWXZ7PL4M", "AKIAQ3EGRTYVWXZ7PL4M"),
+    ('config: {"user": "shop", "password": "s3cr3t pass!"}', "s3cr3t pass!"),
+    ("{'api_key': 'k-19f0c2aa7e'}", "k-19f0c2aa7e"),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzaG9wIn0.Q2hlY2tTaWc", "eyJhbGciOiJIUzI1NiJ9"),
+    ("requests: header authorization=Basic c2hvcDpodW50ZXIy", "c2hvcDpodW50ZXIy"),
+    ("connecting to postgres://shop:hunter2@db.internal/orders", "hunter2"),
+    ("GITHUB_TOKEN: ghp_4fG7hJ2kL9mN1pQ3rS5tU7vW9xY1zA3bC5dE", "ghp_4fG7hJ2kL9mN1pQ3rS5tU7vW9xY1zA3bC5dE"),
+    ("slack webhook xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp", "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp"),
+    ("stripe sk_live_51HxYzAbCdEfGhIjKlMnOpQr", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr"),
+    ("SESSION_SECRET = 'v3ry-l0ng-s3cret'", "v3ry-l0ng-s3cret"),
+    ("client_secret:   9f8e7d6c5b4a", "9f8e7d6c5b4a"),
+]
+HARMLESS = ["Traceback (most recent call last):", 'File "server.py", line 12, in <module>',
+            "KeyError: 'order_id'", "listening on http://127.0.0.1:8000/mcp", "tokens used: 1,204"]
+
+
+@pytest.mark.parametrize("line, secret", SECRET_CORPUS)
+def test_redact_hides_each_usual_spelling_of_a_secret(line, secret):
+    from course.host.errors import redact
+
+    assert secret not in redact(line), line
+
+
+def test_redact_leaves_an_ordinary_traceback_readable():
+    from course.host.errors import redact
+
+    assert [redact(line) for line in HARMLESS] == HARMLESS
+
+
+async def test_a_crashing_servers_stderr_with_every_spelling_reaches_neither_you_nor_the_model(tmp_path):
+    script = "import sys\n" + "".join(f"sys.stderr.write({line!r} + '\\n')\n" for line, _ in SECRET_CORPUS[:6])
+    (tmp_path / "leaky.py").write_text(script + "sys.exit(3)\n")
+    with pytest.raises(ServerError) as caught:
+        await McpHost(quiet=True).connect("leaky", stdio_command(sys.executable, str(tmp_path / "leaky.py")),
+                                          allow=set())
+    shown = str(caught.value)
+    assert "DB_PASSWORD=***" in shown and not [s for _, s in SECRET_CORPUS[:6] if s in shown], shown
