@@ -18,6 +18,7 @@ from mcp.types import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT  # -320
 
 from course.errors import CallRejected, ServerError
 from course.host.redaction import redact
+from course.show import printable
 
 
 @dataclass
@@ -127,4 +128,4 @@ def _start_hint(stderr: str, where: str) -> str:
 
 def _quote(text: str, intro: str, limit: int = 6) -> str:
     lines = [line for line in redact(text).strip().splitlines() if line.strip()][-limit:]
-    return f"\n  {intro}:\n" + "\n".join(f"    | {line[:200]}" for line in lines) if lines else ""
+    return f"\n  {intro}:\n" + "\n".join(f"    | {printable(line[:200])}" for line in lines) if lines else ""

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from course.approval.display import shown
+from course.show import printable
+
 if TYPE_CHECKING:
     from course.host.connection import Connection
     from course.host.offering import Offered
@@ -21,8 +24,8 @@ def renamed(before: dict[str, Offered], now: dict[str, Offered]) -> list[str]:
                    if len(copies) > 1 else
                    f"another server's tool is now called {old.name}, so the model sees {old.server}'s "
                    f"{old.tool.name} as {' '.join(copies) or '(nothing)'}")
-        notes.append(f"  note: {seen_as}. A model that already knew {old.name} will not find it: connect "
-                     "every server before the conversation starts.")
+        notes.append(f"  note: {printable(seen_as)}. A model that already knew {shown(old.name)} will not find it: "
+                     "connect every server before the conversation starts.")
     return notes
 
 

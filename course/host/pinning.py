@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import mcp.types as types
 
+from course.approval.display import shown
 from course.host.convert import to_openai_tool
 
 # Everything that reaches the model or the human: the model reads `title` when there is no description
@@ -83,7 +84,7 @@ def what_changed(before: dict, after: dict) -> str:
 
 def withheld_notes(pins: Pins, server: str) -> list[str]:
     """What the host says about a server's changed tools."""
-    return [f"  withheld: {tool} ({change} since you allowed it). Read it (host.listed[{server!r}]), then "
+    return [f"  withheld: {shown(tool)} ({change} since you allowed it). Read it (host.listed[{server!r}]), then "
             f"host.accept_change({server!r}, {tool!r}) to offer it again."
             for tool, change in pins.withheld(server).items()]
 
