@@ -431,3 +431,22 @@ async def test_a_crashing_servers_stderr_is_escaped_before_you_read_it(tmp_path)
                                           allow=set())
     shown = str(caught.value)
     assert "\x1b" not in shown and "\r" not in shown and "| \\x1b[2Kall good" in shown, shown
+
+
+# -- variation: the poisoned description reworded (item 7): the flags miss it, the allowlist stops it ---------------
+async def test_a_reworded_poisoned_description_raises_no_flag_and_the_allowlist_still_stops_its_order(capsys):
+    from course.architecture.attacks import REWORDED_DESCRIPTION
+
+    for allow, exported in (({"weather", "export_customers"}, True), ({"weather"}, False)):
+        calls: list = []
+        async with McpHost(approver=ScriptedApprover([]), quiet=False) as host:
+            await host.connect("weather", in_memory(weather_server(calls, REWORDED_DESCRIPTION)), allow=allow)
+            assert flags(host.listed["weather"][0]) == []  # the sign is missing
+            await ask(host, "What is the weather in Oslo?")
+        assert any(c.startswith("export_customers") for c in calls) is exported, calls
+    assert "flagged" not in capsys.readouterr().out
+    cyrillic = REWORDED_DESCRIPTION.replace("routine", "r\u043eutine")  # one Cyrillic letter: that one is marked
+    import mcp.types as types
+
+    assert any("mixes scripts" in f for f in flags(types.Tool(name="weather", description=cyrillic,
+                                                              input_schema={"type": "object"})))
