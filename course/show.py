@@ -26,7 +26,14 @@ def printable(text: str) -> str:
     For text a model or a server wrote that a human reads: a carriage return, an ANSI escape or
     a right-to-left override could otherwise redraw the line and fake what it says.
     """
-    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in str(text))
+    return "".join(ch if (ch.isprintable() or ch == " ") and ch not in _IGNORABLE else _escape(ch) for ch in str(text))
+
+
+# Unicode's default-ignorable characters that Python calls printable: drawn as nothing (U+034F, the variation
+# selectors U+FE00-FE0F, Hangul fillers), so "look\u034fup" reads as "lookup". The rest are format characters.
+_IGNORABLE = frozenset([chr(c) for c in (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0)]
+                       + [chr(c) for c in range(0x180B, 0x1810)] + [chr(c) for c in range(0xFE00, 0xFE10)]
+                       + [chr(c) for c in range(0xE0100, 0xE01F0)])
 
 
 def _escape(ch: str) -> str:

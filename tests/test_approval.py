@@ -534,14 +534,61 @@ def shows_only_printable_text(text: str) -> bool:
     return all(ch.isprintable() for ch in text)
 
 
-async def test_a_key_with_control_characters_cannot_redraw_the_terminal_question(monkeypatch):
+async def test_a_key_with_control_characters_cannot_redraw_the_terminal_question(monkeypatch, capsys):
     asked = []
     monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "n")
     await TerminalApprover()(ApprovalRequest("issue_refund", FORGED, "write"))
-    prompt = asked[0].strip()
-    assert shows_only_printable_text(prompt), prompt
-    assert prompt.startswith("The assistant wants to run issue_refund(order_id='A1002', amount=999.0, \"\\r\\x1b[2K")
-    assert prompt.endswith("[write]. Approve? [y/N]")
+    lines = [*capsys.readouterr().out.strip().splitlines(), asked[0].strip()]
+    assert all(shows_only_printable_text(line) for line in lines), lines
+    assert lines[0] == "The assistant wants to run issue_refund [write tool]:"
+    assert lines[-1] == "Approve issue_refund [write]? [y/N, f = full values]"
+
+
+# -- the printable-only spoof: 3,000 spaces, then a harmless-looking call (issue 23 item 3) -------------------
+SPOOFED = {"order_id": "A1002", "amount": 999.0,
+           "note": " " * 3000 + "get_order_status(order_id='A1001') [read]. Approve? [y/N]"}
+
+
+async def test_a_value_of_3000_spaces_cannot_push_the_tool_and_its_risk_off_an_80_by_24_terminal(monkeypatch,
+                                                                                                capsys):
+    asked = []
+    answers = iter(["f", "n"])
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or next(answers))
+    many = {**SPOOFED, **{f"k{i}": "v" * 500 for i in range(20)}}
+    assert await TerminalApprover()(ApprovalRequest("issue_refund", many, "write")) is False
+    printed = capsys.readouterr().out.strip().split("\n\n")
+    first = printed[0].splitlines() + [asked[0]]
+    rows = sum(max(1, -(-len(line) // 80)) for line in first)  # rows at 80 columns, wrapped lines included
+    assert rows <= 24 and first[0].startswith("The assistant wants to run issue_refund [write")
+    assert first[-1].startswith("Approve issue_refund [write]?")
+    assert "[3,000 spaces]" in printed[0] and "… (352 more characters)" in printed[0]  # the repr has its quotes
+    assert "20 more arguments" not in printed[0] and "more arguments: answer f to see them" in printed[0]
+    assert "v" * 500 in printed[1] and "k19" in printed[1]  # "f": every value, whole, on request
+
+
+async def test_the_widget_caps_values_names_the_tool_on_its_button_and_shows_full_values_on_request(monkeypatch):
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.2)(ApprovalRequest("issue_refund", SPOOFED, "write"))
+    table, buttons, _ = shown[0].children
+    assert "[3,000 spaces]" in table.value and " " * 100 not in table.value
+    assert buttons.children[0].description == "Approve issue_refund [write]"
+    request = ApprovalRequest("issue_refund", {"note": "x" * 400}, "write")
+    shown = screen(monkeypatch)
+    task = asyncio.create_task(WidgetApprover(timeout=5)(request))
+    await wait_for_prompt(shown, task)
+    table, buttons, _ = [s for s in shown if hasattr(s, "children")][-1].children
+    assert "(250 more characters)" in table.value
+    buttons.children[2].click()  # Show full values
+    assert "x" * 400 in table.value
+    buttons.children[1].click()
+    assert await asyncio.wait_for(task, 5) is False
+
+
+def test_a_mixed_script_look_alike_is_named_in_the_prompt():
+    request = ApprovalRequest("read_page", {"url": "https://n\u043erthwind-goods.example/refunds"}, "read")
+    assert "mixed scripts: \u043e CYRILLIC SMALL LETTER O" in str(request)
+    assert "mixed scripts" in "\n".join(request.lines()) and "mixed scripts" in request.html()
 
 
 async def test_the_scripted_approver_and_the_log_show_forged_keys_escaped(toolbox, capsys):
@@ -679,10 +726,10 @@ def test_on_a_real_terminal_enter_answers_and_ctrl_c_stops_the_run(tmp_path):
                     return
 
     try:
-        read_until(b"Approve? [y/N]")
+        read_until(b"[y/N, f = full values]")
         os.write(fd, b"y\r")
         read_until(b"RAN issue_refund")
-        read_until(b"cancel_order() [write]. Approve? [y/N]")
+        read_until(b"Approve cancel_order [write]? [y/N, f = full values]")
         os.write(fd, b"\x03")  # Ctrl+C
         read_until(b"LOG")
         read_until(b"]")

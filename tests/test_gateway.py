@@ -3,10 +3,10 @@ with a per-tenant allowlist. One tenant can neither read nor spend another's."""
 
 import pytest
 
+from course.architecture.gateway import Backend, Gateway, Tenant
+from course.architecture.local_http import mcp_client, served
 from course.servers import workspaces
 from course.servers.docs import build_server as build_docs
-from course.servers.gateway import Backend, Gateway, Tenant
-from course.servers.local_http import mcp_client, served
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 NORTHWIND, GLOBEX = "tok-northwind-4f1e", "tok-globex-9a2c"

@@ -4,8 +4,7 @@ none in 2026-07-28, and DNS-rebinding protection (a foreign Host or Origin is re
 import pytest
 from mcp.server.transport_security import TransportSecuritySettings
 
-from course.servers.docs import build_server
-from course.servers.local_http import (
+from course.architecture.local_http import (
     ACCEPT,
     initialize,
     modern,
@@ -13,6 +12,7 @@ from course.servers.local_http import (
     served,
     summary,
 )
+from course.servers.docs import build_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

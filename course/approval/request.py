@@ -6,12 +6,17 @@ import html
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from course.approval.display import capped, collapsed, shown
 from course.show import printable
 from course.tools import as_text
 
 # Seconds a prompt waits before it counts as rejected. Short, because a prompt can wait unseen
 # (Run All scrolls away from it; a reloaded tab loses its buttons): missing one costs a minute.
 DEFAULT_TIMEOUT = 60.0
+# What one prompt shows at most, so that at 80x24 its first line (the tool, the risk) stays on screen:
+# 8 arguments of 2 lines each, the rest on request ("f" in a terminal, "Show full values" under buttons).
+MAX_SHOWN = 150  # characters of one value
+MAX_ARGUMENTS = 8
 
 
 @dataclass
@@ -24,12 +29,37 @@ class ApprovalRequest:
     reason: str = ""  # why we ask, e.g. "risk: write" or "rule refund_limit"
 
     def __str__(self) -> str:
-        args = ", ".join(f"{_key(k)}={printable(repr(v))}" for k, v in self.arguments.items())
-        return f"{printable(self.tool)}({args})"
+        """One line, each value capped: `issue_refund(order_id='A1002', amount=999.0)`."""
+        args = ", ".join(f"{_key(k)}={_value(repr(v))}" for k, v in self.arguments.items())
+        return f"{shown(self.tool)}({args})"
 
-    def html(self) -> str:
-        rows = "".join(f"<tr><td><code>{_html(_key(k))}</code></td><td>{_html(as_text(v))}</td></tr>"
-                       for k, v in self.arguments.items())
+    def headline(self) -> str:
+        why = f"; asked because of {printable(self.reason)}" if self.reason else ""
+        return f"The assistant wants to run {shown(self.tool)} [{printable(self.risk)} tool{why}]:"
+
+    def lines(self, *, full: bool = False) -> list[str]:
+        """The terminal's question: the tool and its risk on the first and on the last line, values capped.
+
+        `full=True`: every argument and every value whole (escaped), for a human who asked to see them.
+        """
+        items = list(self.arguments.items())
+        shown_items = items if full else items[:MAX_ARGUMENTS]
+        body = [f"  {_key(k)} = {shown(repr(v)) if full else _value(repr(v))}" for k, v in shown_items]
+        if len(items) > len(shown_items):
+            body.append(f"  … ({len(items) - len(shown_items)} more arguments: answer f to see them)")
+        return [self.headline(), *body]
+
+    def question(self) -> str:
+        return f"Approve {printable(self.tool)} [{printable(self.risk)}]? [y/N, f = full values] "
+
+    def html(self, *, full: bool = False) -> str:
+        items = list(self.arguments.items())
+        shown_items = items if full else items[:MAX_ARGUMENTS]
+        rows = "".join(f"<tr><td><code>{_html(_key(k))}</code></td><td>"
+                       f"{html.escape(shown(as_text(v)) if full else _value(as_text(v)))}</td></tr>"
+                       for k, v in shown_items)
+        if len(items) > len(shown_items):
+            rows += f"<tr><td colspan=2>… ({len(items) - len(shown_items)} more arguments)</td></tr>"
         why = f" · asked because of {_html(self.reason)}" if self.reason else ""
         return (f"<b>The assistant wants to run <code>{_html(self.tool)}</code></b> "
                 f"({_html(self.risk)} tool{why})<table>{rows}</table>")
@@ -40,8 +70,13 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) and key.isidentifier() else printable(repr(key))
 
 
+def _value(text: str) -> str:
+    """A value as a prompt shows it: whitespace runs collapsed, escaped, look-alikes named, capped."""
+    return capped(shown(collapsed(text)), MAX_SHOWN)
+
+
 def _html(text: str) -> str:
-    return html.escape(printable(text))
+    return html.escape(shown(text))
 
 
 class Approver(Protocol):

@@ -28,17 +28,25 @@ class TerminalApprover:
     who = "human (terminal)"
 
     async def __call__(self, request: ApprovalRequest) -> bool:
-        question = f"\nThe assistant wants to run {request} [{request.risk}]. Approve? [y/N] "
+        # The tool and its risk open and close the question; no value can push them off an 80x24 screen.
+        lines = request.lines()
+        for _ in range(3):  # "f" shows the full values, then asks again
+            print("\n" + "\n".join(lines), flush=True)
+            answer = await self._answer(request.question())
+            if answer is None or answer.strip().lower() not in {"f", "full"}:
+                return answer is not None and answer.strip().lower() in {"y", "yes"}
+            lines = request.lines(full=True)
+        return False
+
+    async def _answer(self, question: str) -> str | None:
         keys = _keyboard()
         if keys is None:
-            answer = await _input_in_thread(question)
-        else:
-            try:
-                answer = await asyncio.wait_for(_ask(keys, question), self.timeout)
-            except TimeoutError:
-                print()
-                raise ApprovalTimeout(f"no answer within {self.timeout:.0f} s") from None
-        return answer is not None and answer.strip().lower() in {"y", "yes"}
+            return await _input_in_thread(question)
+        try:
+            return await asyncio.wait_for(_ask(keys, question), self.timeout)
+        except TimeoutError:
+            print()
+            raise ApprovalTimeout(f"no answer within {self.timeout:.0f} s") from None
 
 
 async def _ask(keys, question: str) -> str | None:

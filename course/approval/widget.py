@@ -13,6 +13,7 @@ from typing import Any
 from course.approval.kernel import interrupt_calls, require_ipykernel_74
 from course.approval.request import DEFAULT_TIMEOUT, ApprovalRequest
 from course.errors import ApprovalInterrupted, ApprovalTimeout
+from course.show import printable
 
 RETRY = "nothing was run. To be asked again, run this cell again."
 
@@ -70,13 +71,18 @@ class Prompt:
             return clicked
 
         self.request = request
-        self.ok = w.Button(description="Approve", button_style="success", icon="check")
+        # The buttons name the tool and its risk again: a long table above cannot hide what they approve.
+        self.ok = w.Button(description=f"Approve {printable(request.tool)[:40]} [{printable(request.risk)}]",
+                           button_style="success", icon="check", layout=w.Layout(width="auto"))
         self.no = w.Button(description="Reject", button_style="danger", icon="times")
+        self.full = w.Button(description="Show full values", icon="eye", layout=w.Layout(width="auto"))
         self.ok.on_click(on(True))
         self.no.on_click(on(False))
         self.status = w.HTML(f"Waiting for your decision (rejected automatically after {timeout:g} s; "
                               "Interrupt ■ stops waiting)…")
-        self.box = _box_class()([w.HTML(request.html()), w.HBox([self.ok, self.no]), self.status])
+        table = w.HTML(request.html())
+        self.full.on_click(lambda _button: setattr(table, "value", request.html(full=True)))
+        self.box = _box_class()([table, w.HBox([self.ok, self.no, self.full]), self.status])
         self.box.text = f"Approval prompt: {request} [{request.risk}]"
         marker = f"course-approval-{secrets.token_hex(4)}"
         self.box.add_class(marker)
@@ -87,7 +93,7 @@ class Prompt:
 
     def close(self, decision: str) -> None:
         """Lock the buttons and leave plain text behind: it still reads right after save and reopen."""
-        self.ok.disabled = self.no.disabled = True  # one decision per prompt
+        self.ok.disabled = self.no.disabled = self.full.disabled = True  # one decision per prompt
         self.status.value = f"Decision: {decision}"
         plain = f"{self.box.text}. Decision: {decision.replace('<b>', '').replace('</b>', '')}"
         if self.shown is not None:

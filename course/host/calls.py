@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from course.approval import NOT_OFFERED
 from course.arguments import parse_arguments
 from course.errors import BadArguments, ServerError
-from course.host.convert import Outcome, capped, result_text
+from course.host.convert import Outcome, capped, open_world, result_text
 from course.host.pinning import Pins, withheld_reply
 from course.host.replies import call_failed, outcome_of, unavailable
 from course.host.validation import rejection, schema_problems
@@ -94,7 +94,8 @@ class ToolCalls:
                                         diagnosis=str(e)), decision, outcome_of(e))
         self._warn_about_stdout(connection)
         text = capped(result_text(result), name, self.max_result_chars)
-        return self._record(Outcome(name, text, bool(result.is_error)), decision,
+        # Judged now, as the text enters the context: a definition that changes later cannot take the taint away.
+        return self._record(Outcome(name, text, bool(result.is_error), open_world=open_world(offered.tool)), decision,
                             "ran, the tool reported an error" if result.is_error else "ran")
 
     def _decision_for(self, name: str) -> LogEntry | None:

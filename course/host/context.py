@@ -19,6 +19,7 @@ from mcp import MCPError, types
 
 from course.errors import ServerError
 from course.host.connection import MAX_PAGES
+from course.host.convert import open_world
 from course.host.errors import redact, sentence
 
 if TYPE_CHECKING:
@@ -57,6 +58,12 @@ class ContextPrimitives:
     """The host's side of resources and prompts (mixed into `McpHost`, which holds `connections`)."""
 
     connections: dict[str, Connection]
+    listed: dict[str, list[types.Tool]]
+    context_read: list[tuple[str, str, bool]]  # (server, what, from the open world): lesson 8's taint
+
+    def _entered(self, server: str, what: str) -> None:
+        """Note what a server put into the context; open-world when any tool it lists says it reads the open world."""
+        self.context_read.append((server, what, any(open_world(t) for t in self.listed.get(server, []))))
 
     def _client(self, server: str) -> Any:
         if server not in self.connections:
@@ -82,6 +89,7 @@ class ContextPrimitives:
                               "the URI against host.resources() and host.resource_templates().") from None
         parts = [c.text if isinstance(c, types.TextResourceContents) else f"[binary {c.mime_type or 'data'}: {c.uri}]"
                  for c in result.contents]
+        self._entered(server, f"resource {uri}")
         return "\n".join(parts)
 
     async def prompts(self, server: str) -> list[types.Prompt]:
@@ -96,6 +104,7 @@ class ContextPrimitives:
             said = redact(" ".join(str(e.message).split()))[:300]
             raise ServerError(server, f"the prompt {name} failed (MCP error {e.code}): {sentence(said)}",
                               "the prompt's name and arguments against host.prompts().") from None
+        self._entered(server, f"prompt {name}")
         return prompt_messages(result)
 
 

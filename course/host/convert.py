@@ -54,6 +54,12 @@ def to_openai_tool(tool: types.Tool, name: str | None = None) -> dict:
                          "parameters": tool.input_schema}}
 
 
+def open_world(tool: types.Tool) -> bool:
+    """Whether a tool reads from outside your own systems: the server's claim, and MCP's default when it makes none."""
+    annotations = tool.annotations
+    return annotations is None or annotations.open_world_hint is None or bool(annotations.open_world_hint)
+
+
 def is_read_only(tool: types.Tool) -> bool:
     """What the server *claims*: a hint, not a guarantee."""
     return bool(tool.annotations and tool.annotations.read_only_hint)
@@ -68,6 +74,7 @@ class Outcome:
     is_error: bool
     by: str = "server"  # "server": the server answered; "host": answered without the server
     diagnosis: str = ""  # what went wrong, for the person running the host (never shown to the model)
+    open_world: bool = False  # the tool said, when it ran, that it reads the open world (lesson 8: taint)
 
 
 MAX_RESULT_CHARS = 20_000  # about 5,000 tokens: a whole document page, not a whole database

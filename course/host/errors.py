@@ -8,7 +8,6 @@ text the server wrote to stdout) and says what is wrong and what to check.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -18,6 +17,8 @@ from mcp import MCPError
 from mcp.types import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT  # -32000, -32603, -32001
 
 from course.errors import CallRejected, ServerError
+from course.host.redaction import redact
+from course.show import printable
 
 
 @dataclass
@@ -135,17 +136,4 @@ def _start_hint(stderr: str, where: str) -> str:
 
 def _quote(text: str, intro: str, limit: int = 6) -> str:
     lines = [line for line in redact(text).strip().splitlines() if line.strip()][-limit:]
-    return f"\n  {intro}:\n" + "\n".join(f"    | {line[:200]}" for line in lines) if lines else ""
-
-
-_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][\w+.-]*://[^\s:/@]+:)[^\s@/]+@")
-_SECRET_VALUE = re.compile(r"(?i)\b((?:password|passwd|pwd|secret|token|api[_-]?key)\s*[=:]\s*)['\"]?[^\s'\",;&]+")
-
-
-def redact(text: str) -> str:
-    """`text` with passwords in URLs and `password=...`-style values replaced by ***.
-
-    What a server writes to stderr is shown to the person running the host, on a screen or
-    in a log that others may read; a connection string in a traceback must not end up there.
-    """
-    return _SECRET_VALUE.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", text))
+    return f"\n  {intro}:\n" + "\n".join(f"    | {printable(line[:200])}" for line in lines) if lines else ""

@@ -13,36 +13,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from course.host.convert import open_world
 from course.permissions import Decision
 
-
-def open_world(tool: Any) -> bool:
-    """Whether a tool reads from outside your own systems: the server's claim, and MCP's default when it makes none."""
-    annotations = tool.annotations
-    return annotations is None or annotations.open_world_hint is None or bool(annotations.open_world_hint)
+__all__ = ["UntrustedInput", "open_world"]
 
 
 class UntrustedInput:
-    """A policy rule: once a result from an open-world tool (the web) is in the conversation, writes are denied.
+    """A policy rule: once text from the open world is in the conversation, writes are denied.
 
-    `start()` begins a new conversation (the results before it no longer count). Reading stays
-    allowed, so the model can still answer; only what would change the shop's records stops.
+    What counts is what *entered the model's context*, judged when it entered: a result or an
+    error of a tool that said it reads the open world, a resource read or a prompt fetched from a
+    server with such a tool. The taint stays until `start()` begins a new conversation: a tool
+    withdrawn, changed or disconnected afterwards takes nothing back out of the model's context.
+    Reading stays allowed, so the model can still answer; only what would change records stops.
+    What it does not cover: text from a server that claims a closed world (your own documents,
+    lesson 8's poisoned policy) and a write the model asks for before it read anything.
     """
 
     __name__ = "untrusted_input"  # the decision log names the rule
 
     def __init__(self, host: Any = None, *, decision: Decision = "deny"):
         self.host, self.decision = host, decision
-        self._from = 0
+        self._from = self._context_from = 0
 
     def start(self) -> None:
-        self._from = len(self.host.outcomes)
+        self._from, self._context_from = len(self.host.outcomes), len(self.host.context_read)
 
     def tainted_by(self) -> list[str]:
-        """The open-world tools whose results the model has read in this conversation."""
-        offered = self.host.offered
-        return sorted({o.tool for o in self.host.outcomes[self._from:]
-                       if o.tool in offered and open_world(offered[o.tool].tool) and not o.is_error})
+        """Where the open-world text in this conversation came from: `tool`, or `server: resource uri`."""
+        tools = {o.tool for o in self.host.outcomes[self._from:] if o.open_world and o.by == "server"}
+        read = {f"{server}: {what}" for server, what, untrusted in self.host.context_read[self._context_from:]
+                if untrusted}
+        return sorted(tools | read)
 
     def __call__(self, tool: str, arguments: dict, server: str | None = None) -> Decision | None:
         offered = next((o for o in self.host.offered.values() if o.tool.name == tool and o.server == server), None)

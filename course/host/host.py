@@ -62,6 +62,7 @@ class McpHost(ToolOffering, ToolCalls, ContextPrimitives):  # offering.py, calls
         self.needs_tasks: dict[str, list[str]] = {}  # allowlisted, but they only run as MCP tasks
         self.offered: dict[str, Offered] = {}  # by the name the model uses
         self.outcomes: list[Outcome] = []  # every call that reached `call_server`, in order
+        self.context_read: list[tuple[str, str, bool]] = []  # resources and prompts read (lesson 8: taint)
         self.pins = Pins()  # lesson 8: each allowed tool's definition, hashed; a changed one is withheld
         self._allow: dict[str, set[str]] = {}
         self._timeouts: dict[str, float] = {}

@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING
 from mcp import types
 
 from course.approval import Approver, guarded
+from course.approval.display import shown
 from course.errors import ServerError
 from course.host.convert import exposed_names, is_read_only, needs_tasks, to_openai_tool
 from course.host.pinning import Pins, withheld_notes
 from course.host.screening import flag_notes
 from course.permissions import Decision, DecisionLog, Policy, PolicyRule
+from course.show import printable
 
 if TYPE_CHECKING:
     from course.host.connection import Connection
@@ -127,18 +129,22 @@ class ToolOffering:
         return judged
 
     def describe(self, server: str) -> str:
-        """One paragraph: what a server offers, what the allowlist hid, what it is missing."""
+        """One paragraph: what a server offers, what the allowlist hid, what it is missing.
+
+        Every name a server chose is escaped (`shown`): a name with `\\r` or an ANSI code in it
+        could otherwise rewrite the line you read ("hidden: nothing").
+        """
         mine = [o for o in self.offered.values() if o.server == server]
-        tags = ", ".join(f"{o.name}{'' if o.read_only else ' (asks first)'}" for o in mine) or "none"
-        text = f"{server}: {len(mine)} of {len(self.listed[server])} tools offered to the model: {tags}"
+        tags = ", ".join(f"{shown(o.name)}{'' if o.read_only else ' (asks first)'}" for o in mine) or "none"
+        text = f"{shown(server)}: {len(mine)} of {len(self.listed[server])} tools offered to the model: {tags}"
         if self.hidden[server]:
-            text += f"\n  hidden (not on your allowlist): {', '.join(self.hidden[server])}"
+            text += f"\n  hidden (not on your allowlist): {', '.join(map(shown, self.hidden[server]))}"
         if self.needs_tasks[server]:
             text += (f"\n  not offered (they only run as MCP tasks, which this host does not support): "
-                     f"{', '.join(self.needs_tasks[server])}")
+                     f"{', '.join(map(shown, self.needs_tasks[server]))}")
         missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
         if missing:
-            text += f"\n  on your allowlist but not offered by the server: {', '.join(missing)}"
+            text += f"\n  on your allowlist but not offered by the server: {', '.join(map(shown, missing))}"
         others = {t.name for s, tools in self.listed.items() if s != server for t in tools}
         notes = withheld_notes(self.pins, server) + flag_notes(server, self.listed[server], {o.tool.name for o in mine},
                                                                  others)
@@ -174,6 +180,6 @@ def renamed(before: dict[str, Offered], now: dict[str, Offered]) -> list[str]:
                    if len(copies) > 1 else
                    f"another server's tool is now called {old.name}, so the model sees {old.server}'s "
                    f"{old.tool.name} as {' '.join(copies) or '(nothing)'}")
-        notes.append(f"  note: {seen_as}. A model that already knew {old.name} will not find it: connect "
-                     "every server before the conversation starts.")
+        notes.append(f"  note: {printable(seen_as)}. A model that already knew {shown(old.name)} will not find it: "
+                     "connect every server before the conversation starts.")
     return notes

@@ -18,14 +18,19 @@ from dataclasses import dataclass, field
 
 import mcp.types as types
 
-# What the model reads and what the host decides on; `title`, `icons` and `_meta` are presentation.
-PINNED_FIELDS = ("name", "description", "inputSchema", "outputSchema", "annotations", "execution")
+from course.approval.display import shown
+from course.host.convert import to_openai_tool
+
+# Everything that reaches the model or the human: the model reads `title` when there is no description
+# (convert.to_openai_tool), a human reads it and the icons in a host's list. Only `_meta` is left out.
+PINNED_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "execution", "icons")
+MODEL_VIEW = "what the model reads"  # the tool as sent to the model, compared too
 
 
 def definition(tool: types.Tool) -> dict:
-    """The parts of a tool's definition that are pinned, as wire JSON."""
+    """The parts of a tool's definition that are pinned, as wire JSON, and the tool as the model is sent it."""
     wire = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return {key: wire[key] for key in PINNED_FIELDS if key in wire}
+    return {**{key: wire[key] for key in PINNED_FIELDS if key in wire}, MODEL_VIEW: to_openai_tool(tool)["function"]}
 
 
 def fingerprint(tool: types.Tool) -> str:
@@ -71,13 +76,15 @@ class Pins:
 
 def what_changed(before: dict, after: dict) -> str:
     """`description, inputSchema changed` (and what appeared or went)."""
-    changed = [key for key in PINNED_FIELDS if before.get(key) != after.get(key)]
+    changed = [key for key in (*PINNED_FIELDS, MODEL_VIEW) if before.get(key) != after.get(key)]
+    if len(changed) > 1 and changed[-1] == MODEL_VIEW:  # named only when no field explains it
+        changed.pop()
     return ", ".join(changed) + " changed" if changed else "the definition changed"
 
 
 def withheld_notes(pins: Pins, server: str) -> list[str]:
     """What the host says about a server's changed tools."""
-    return [f"  withheld: {tool} ({change} since you allowed it). Read it (host.listed[{server!r}]), then "
+    return [f"  withheld: {shown(tool)} ({change} since you allowed it). Read it (host.listed[{server!r}]), then "
             f"host.accept_change({server!r}, {tool!r}) to offer it again."
             for tool, change in pins.withheld(server).items()]
 

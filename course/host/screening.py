@@ -16,6 +16,9 @@ from collections.abc import Iterable
 
 import mcp.types as types
 
+from course.approval.display import lookalikes, shown
+from course.show import printable
+
 MAX_DESCRIPTION = 1000  # characters: a longer description hides more than it explains
 ORDERS = re.compile(r"<\s*/?\s*(important|system|instructions?)\s*>|\bignore (all |any )?(previous|prior|other)\b"
                     r"|\bdo not (tell|mention|inform|show)\b|\bbefore (answering|you answer|using|calling)\b"
@@ -61,9 +64,12 @@ def flags(tool: types.Tool, other_tools: Iterable[str] = ()) -> list[str]:
         found.append(f"mentions secrets ({secret.group(0)!r})")
     if url := URL.search(text):
         found.append(f"contains a URL ({url.group(0)[:40]})")
-    hidden = [c for c in text if unicodedata.category(c) in ("Cf", "Co") or c in "\u2028\u2029"]
+    hidden = [c for c in text if c not in "\n\t " and (unicodedata.category(c) in ("Cf", "Co")
+                                                        or c in "\u2028\u2029" or printable(c) != c)]
     if hidden:
         found.append(f"contains {len(hidden)} invisible characters")
+    if looks := lookalikes(f"{tool.name}\n{text}"):
+        found.append(f"mixes scripts in a word ({', '.join(looks[:3])})")
     if len(tool.description or "") > MAX_DESCRIPTION:
         found.append(f"a {len(tool.description or ''):,}-character description")
     return found
@@ -78,7 +84,8 @@ def flag_notes(server: str, tools: list[types.Tool], offered: set[str], others: 
         if found:
             seen = ("offered: the model reads this description" if tool.name in offered
                     else "not offered: the model never sees it")
-            notes.append(f"  flagged: {tool.name} {'; '.join(found)} ({seen}). Read it before you allow it.")
+            notes.append(f"  flagged: {shown(tool.name)} {'; '.join(map(printable, found))} ({seen}). "
+                         "Read it before you allow it.")
     return notes
 
 

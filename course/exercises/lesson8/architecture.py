@@ -91,7 +91,7 @@ def check_resource_template(add_order_resources):
 # -- l8-route-tenant -------------------------------------------------------------------------------------
 @exercise("l8-route-tenant", lesson=8, given=GIVEN_TENANTS)
 def check_route_tenant(route):
-    from course.servers.gateway import Tenant
+    from course.architecture.gateway import Tenant
 
     rng = draws()
     a, b = word(rng), word(rng)

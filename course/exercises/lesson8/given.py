@@ -25,13 +25,13 @@ from course.errors import ServerError
 from course.host.trace import Trace, sequence_diagram
 from course.scripted import ScriptedModel
 from IPython.display import Markdown, display
-from course.servers.local_http import ACCEPT, initialize, mcp_client, modern, modern_headers, served, summary
+from course.architecture.local_http import ACCEPT, initialize, mcp_client, modern, modern_headers, served, summary
 from course.servers import workspaces
 """
 GIVEN_INJECTION = GIVEN_TENANTS + """
-from course.servers.gateway import Backend, Gateway, Tenant
+from course.architecture.gateway import Backend, Gateway, Tenant
 from course.approval import ScriptedApprover
-from course.servers.attacks import EVIL_PAGE, PoisonedWeb, poisoned_docs, rug_pull_server, weather_server
+from course.architecture.attacks import EVIL_PAGE, PoisonedWeb, poisoned_docs, rug_pull_server, weather_server
 from course.store import ShopStore
 """
 GIVEN_TOOLS = GIVEN_INJECTION + """

@@ -66,10 +66,10 @@ def _injected_refund_runs(customer_orders_only, question: str) -> bool:
 
     from course.agent import arun_agent
     from course.approval import ScriptedApprover
+    from course.architecture.attacks import STOLEN_REFUND, poisoned_docs
     from course.backend import MODEL
     from course.host import McpHost, in_memory
     from course.scripted import ScriptedModel
-    from course.servers.attacks import STOLEN_REFUND, poisoned_docs
     from course.servers.docs import build_server
     from course.store import ShopStore
     from course.stories.lesson8 import gullible

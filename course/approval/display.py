@@ -1,0 +1,53 @@
+"""What a human reads of text a model or a server chose: escaped, look-alikes named, long values capped.
+
+    shown("n\u043ethwind")          -> "n\u043ethwind (mixed scripts: \u043e CYRILLIC SMALL LETTER O)"
+    capped("x" * 3000, 20)          -> "xxxxxxxxxxxxxxxxxxxx… (2,980 more characters)"
+    collapsed("a" + " " * 3000 + "b") -> "a [3,000 spaces] b"
+
+`printable` (course/show.py) escapes control, format and invisible characters; `lookalikes`
+names the letters of another script inside a word (a Cyrillic `о` in `nоrthwind`), from the
+`confusable-homoglyphs` tables; `collapsed` and `capped` keep one value from pushing the rest
+of a prompt off the screen.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from course.show import printable
+
+WORD = re.compile(r"[^\W_]+(?:[._@-][^\W_]+)*")  # a word, or a dotted / dashed name such as a host name
+SPACES = re.compile(r"\s{4,}")
+SHARED = ("COMMON", "INHERITED")  # digits, punctuation, combining marks: every script uses them
+
+
+def lookalikes(text: str) -> list[str]:
+    """The letters of a minority script in each mixed-script word of `text`, e.g. `о CYRILLIC SMALL LETTER O`."""
+    from confusable_homoglyphs import categories, confusables  # type: ignore[import-untyped]
+
+    found: list[str] = []
+    for word in WORD.findall(str(text)):
+        if not confusables.is_mixed_script(word):
+            continue
+        scripts = [categories.alias(ch) for ch in word if categories.alias(ch) not in SHARED]
+        main = max(sorted(set(scripts)), key=scripts.count)
+        for ch in dict.fromkeys(ch for ch in word if categories.alias(ch) not in (*SHARED, main)):
+            found.append(f"{ch} {unicodedata.name(ch, hex(ord(ch)))}")
+    return found
+
+
+def shown(text: object) -> str:
+    """`text` escaped for a human, with its look-alike letters named after it."""
+    marks = lookalikes(str(text))
+    return printable(str(text)) + (f" (mixed scripts: {', '.join(marks)})" if marks else "")
+
+
+def collapsed(text: str) -> str:
+    """Runs of whitespace (4 or more) as one note: 3,000 spaces cannot push the rest of a value away."""
+    return SPACES.sub(lambda m: f" [{len(m.group(0)):,} spaces] ", text)
+
+
+def capped(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying how many more there are."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
