@@ -32,7 +32,7 @@ VENV = Path(os.environ.get("COURSE_VENV", HERE / ".venv"))
 STATE = Path(os.environ.get("COURSE_HUB_STATE", HERE / ".cache" / "hub"))  # database, cookie secret (git-ignored)
 HOMES = Path(os.environ.get("COURSE_HUB_HOMES", STATE / "homes"))
 PROXY = HERE / ".cache" / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
-# Lesson 3's embeddings, built once for the class by `make class-cache` (course/search/class_cache.py).
+# Lesson 3's embeddings, built once for the class by `make class-cache` (course/classroom/class_cache.py).
 SHARED_EMBEDDINGS = Path(os.environ.get("COURSE_SHARED_EMBEDDINGS", HERE / ".cache" / "class-embeddings"))
 
 PASSWORD_MIN, ADMIN_PASSWORD_MIN = 8, 32  # what SharedPasswordAuthenticator accepts (else a traceback)
@@ -89,7 +89,7 @@ if not os.environ.get("COURSE_HUB_ADMIN_PASSWORD"):
 class_tokens = os.environ.get("COURSE_CLASS_TOKENS")
 token_of: dict = {}
 if class_tokens:
-    from course.servers.learners import read_tokens
+    from course.classroom.learners import read_tokens
 
     token_of = {name: token for token, name in read_tokens(Path(class_tokens)).items()}
     c.Authenticator.allow_all = False

@@ -3,7 +3,7 @@ with a per-tenant allowlist. One tenant can neither read nor spend another's."""
 
 import pytest
 
-from course.servers import workspaces
+from course.classroom import workspaces
 from course.servers.docs import build_server as build_docs
 from course.servers.gateway import Backend, Gateway, Tenant
 from course.servers.local_http import mcp_client, served

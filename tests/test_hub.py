@@ -27,7 +27,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.servers.learners import new_tokens, read_tokens
+from course.classroom.learners import new_tokens, read_tokens
 from tests.test_browser import CHROMIUM_ARGS, alive, dismiss_news, free_port, require_browser, unavailable
 
 ROOT = Path(__file__).resolve().parents[1]

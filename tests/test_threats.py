@@ -180,7 +180,7 @@ async def test_the_gateway_reaches_an_http_backend_with_its_own_means_never_with
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    from course.servers import workspaces
+    from course.classroom import workspaces
     from course.servers.gateway import Backend, Gateway, Tenant
     from course.servers.local_http import BASE_URL, mcp_client, served
 

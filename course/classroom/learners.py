@@ -52,7 +52,7 @@ def read_tokens(path: Path) -> dict[str, str]:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise TokensFileError(f"{path}: no such file. Make one with "
-                              f"python -m course.servers.classroom --new-tokens 30 --tokens {path}") from None
+                              f"python -m course.classroom --new-tokens 30 --tokens {path}") from None
     learners: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), 1):
         words = line.split("#", 1)[0].split()
