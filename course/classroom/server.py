@@ -36,6 +36,7 @@ from course.classroom.learners import (
     Workspaces,
     new_tokens,
     read_tokens,
+    write_tokens,
 )
 from course.processes import HOST
 from course.servers.serving import DEFAULT_PORT, PATH
@@ -146,10 +147,9 @@ def main(argv: list[str] | None = None) -> None:
         names = (args.names.read_text().split() if args.names
                  else [f"learner-{i:02d}" for i in range(1, args.new_tokens + 1)])
         try:
-            args.tokens.write_text(new_tokens(names), encoding="utf-8")
+            write_tokens(args.tokens, new_tokens(names))  # the teacher's eyes only: each line is a password
         except TokensFileError as e:
             parser.exit(2, f"{e}\n")
-        args.tokens.chmod(0o600)  # the teacher's eyes only: each line is a learner's password
         print(f"wrote {len(names)} tokens to {args.tokens}: hand each learner their own line")
         return
     if args.host in ("0.0.0.0", "::") and not args.allow_host:
