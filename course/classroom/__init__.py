@@ -11,6 +11,7 @@
 | `class_cache` | `make class-cache`: the teacher embeds lesson 3's documents once for a hub's learners |
 | `endpoint` | lesson 6's document server: the class's when given one, else its own |
 | `workspaces` | lesson 8's small shared server: the same design, a workspace per tenant |
+| `hub` | the hub's pieces: a system user per learner, their own password, limits (needs JupyterHub) |
 """
 
 from course.classroom.class_data import DEFAULT_DATA, LearnerData, class_data
