@@ -90,20 +90,20 @@ wheelhouse:
 
 # The class MCP server (WORKSHOP.md): a token per learner, then one server for the whole class.
 class-tokens: setup
-	$(PY) -m course.servers.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
+	$(PY) -m course.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
 
 # DATA=DIR: where the learners' shops and call logs go (default WORK/class); `make class-status` sums them up.
 class-server: setup
-	$(PY) -m course.servers.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) \
+	$(PY) -m course.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) \
 		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000) $(if $(DATA),--data "$(DATA)")
 
 class-status: setup
-	@$(PY) -m course.servers.class_data $(if $(DATA),--data "$(DATA)")
+	@$(PY) -m course.classroom.class_data $(if $(DATA),--data "$(DATA)")
 
 # Before a hub workshop: lesson 3's embeddings once for the whole class, into .cache/class-embeddings
 # (OUT=DIR elsewhere), which `make hub` hands to every learner's kernel to read (WORKSHOP.md).
 class-cache: setup
-	$(PY) -m course.search.class_cache $(if $(OUT),--out "$(OUT)")
+	$(PY) -m course.classroom.class_cache $(if $(OUT),--out "$(OUT)")
 
 # JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
 hub: $(VENV)/.ready-hub

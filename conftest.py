@@ -18,7 +18,7 @@ if not os.environ.get("COURSE_WORK") or (os.environ.get(_MADE) and os.environ.ge
     os.environ["COURSE_WORK"] = os.path.join(tempfile.mkdtemp(prefix=f"course-tests-{worker}-"), "llm-mcp-course")
     os.environ[_MADE] = worker
 
-# A hub's class embedding cache (course/search/class_cache.py) is not for tests: each builds its own.
+# A hub's class embedding cache (course/classroom/class_cache.py) is not for tests: each builds its own.
 os.environ.pop("COURSE_SHARED_EMBEDDINGS", None)
 
 from course import offline  # noqa: E402 -- after COURSE_WORK: importing course may read course.paths

@@ -1,72 +1,90 @@
-"""JupyterHub for a workshop on one machine: several learners, each with their own home and state.
+"""JupyterHub for a workshop on one machine: a system user per learner, as The Littlest JupyterHub does.
 
-    make hub                      # installs JupyterHub into .venv and configurable-http-proxy into .cache/chp
-    COURSE_HUB_PASSWORD=... make hub
+    sudo make hub                 # installs JupyterHub into .venv and configurable-http-proxy into .cache/chp
 
-Learners open http://<this machine>:8080, type any user name and the shared password, then
-the teacher's nbgitpuller link (WORKSHOP.md) copies the course into their home. Every learner
-runs JupyterLab from this folder's `.venv` (so the kernel "Python (course)" is there), with
-their own `HOME` under `COURSE_HUB_HOMES`, hence their own course state
-(`~/.local/state/llm-mcp-course`, course/paths.py).
-
-JupyterHub's shared-password authenticator lets in any name with the learners' password; the
-admin `teacher` logs in with a password of their own (COURSE_HUB_ADMIN_PASSWORD, else one made on
-first start and kept in COURSE_HUB_STATE/admin-password, readable by you only), so a learner who
-types `teacher` gets no admin page. All learners' servers run as the user who started the hub:
-fine for a workshop on a machine you wipe afterwards, not for anything that lasts (then use The
-Littlest JupyterHub: WORKSHOP.md). Variables:
-COURSE_HUB_URL (http://127.0.0.1:8080; http://0.0.0.0:8080 for the classroom's network),
-COURSE_HUB_PASSWORD (required), COURSE_HUB_ADMIN_PASSWORD (optional, 32 characters or more),
-COURSE_HUB_HOMES (.cache/hub/homes), COURSE_HUB_STATE (.cache/hub), COURSE_VENV (.venv),
-COURSE_SHARED_EMBEDDINGS (.cache/class-embeddings, `make class-cache`), COURSE_CLASS_TOKENS and
-COURSE_MCP_URL (the class MCP server, below).
+The hub runs as root. Learners open http://<this machine>:8080 and log in with their name and a
+password they choose at their first log-in (kept as a bcrypt hash in COURSE_HUB_STATE, root's
+only); the hub creates a system user for each (home 0700 under COURSE_HUB_HOMES) and runs their
+JupyterLab and kernels as that user, from this folder's `.venv` (kernel "Python (course)"). One
+learner's code then cannot read another's files, their environment (their class token) or the
+hub's state: the OS refuses it (course/classroom/hub.py). The admin is `teacher`, with the password
+in COURSE_HUB_ADMIN_PASSWORD, else one made on first start and kept in
+COURSE_HUB_STATE/admin-password (root's only). Idle servers are stopped after COURSE_HUB_IDLE_MINUTES
+(jupyterhub-idle-culler); each process a learner runs gets COURSE_HUB_MEM_GB of address space.
+Variables: COURSE_HUB_URL (http://127.0.0.1:8080; http://0.0.0.0:8080 for the classroom's network,
+with HTTPS: COURSE_HUB_SSL_CERT and COURSE_HUB_SSL_KEY, WORKSHOP.md), COURSE_HUB_ADMIN_PASSWORD,
+COURSE_HUB_HOMES (/home), COURSE_HUB_STATE (.cache/hub), COURSE_VENV (.venv), COURSE_HUB_IDLE_MINUTES
+(60), COURSE_HUB_MEM_GB (4), COURSE_HUB_RUNTIME (/opt/llm-mcp-course: what learners run when the
+venv's Python is root's only), COURSE_SHARED_EMBEDDINGS (.cache/class-embeddings, `make class-cache`),
+COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below).
 """
 
 import os
 import secrets
+import stat
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("COURSE_VENV", HERE / ".venv"))
-STATE = Path(os.environ.get("COURSE_HUB_STATE", HERE / ".cache" / "hub"))  # database, cookie secret (git-ignored)
-HOMES = Path(os.environ.get("COURSE_HUB_HOMES", STATE / "homes"))
+STATE = Path(os.environ.get("COURSE_HUB_STATE", HERE / ".cache" / "hub"))  # database, secrets: root's only
+HOMES = Path(os.environ.get("COURSE_HUB_HOMES", "/home"))  # a home per learner, each 0700
 PROXY = HERE / ".cache" / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
-# Lesson 3's embeddings, built once for the class by `make class-cache` (course/search/class_cache.py).
+# Lesson 3's embeddings, built once for the class by `make class-cache` (course/classroom/class_cache.py).
 SHARED_EMBEDDINGS = Path(os.environ.get("COURSE_SHARED_EMBEDDINGS", HERE / ".cache" / "class-embeddings"))
+IDLE_MINUTES = int(os.environ.get("COURSE_HUB_IDLE_MINUTES", "60"))
+MEM_GB = float(os.environ.get("COURSE_HUB_MEM_GB", "4"))
+PASSWORD_MIN, ADMIN_PASSWORD_MIN = 8, 32
 
-PASSWORD_MIN, ADMIN_PASSWORD_MIN = 8, 32  # what SharedPasswordAuthenticator accepts (else a traceback)
-
-password = os.environ.get("COURSE_HUB_PASSWORD", "")
-if len(password) < PASSWORD_MIN:
-    sys.exit("Set COURSE_HUB_PASSWORD (8 characters or more) to the password learners will type, "
-             "e.g. COURSE_HUB_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(9))') make hub")
-singleuser = VENV / "bin" / "jupyterhub-singleuser"
-if not singleuser.exists():
-    sys.exit(f"{singleuser} is missing: run `make hub` (it installs JupyterHub into the course's venv).")
+if os.getuid() != 0:
+    sys.exit("The hub creates a system user per learner and runs each learner's server as that user: start it "
+             "as root (`sudo make hub`).")
+if not (VENV / "bin" / "jupyterhub-singleuser").exists():
+    sys.exit(f"{VENV}/bin/jupyterhub-singleuser is missing: run `make hub` (it installs JupyterHub into the "
+             "course's venv).")
+if "COURSE_HUB_PASSWORD" in os.environ:
+    print("COURSE_HUB_PASSWORD is not used any more: each learner chooses their own password at their first "
+          "log-in (WORKSHOP.md).", file=sys.stderr)
 
 STATE.mkdir(parents=True, exist_ok=True)
+STATE.chmod(0o700)  # the database, the cookie secret, the password hashes: no learner's account reads them
+PASSWORDS = STATE / "passwords"  # bcrypt hashes (dbm), FirstUseAuthenticator's
 
 
 def admin_password() -> str:
-    """The teacher's: COURSE_HUB_ADMIN_PASSWORD, else the one kept in STATE (made on first start, mode 600)."""
+    """The teacher's: COURSE_HUB_ADMIN_PASSWORD, else the one kept in STATE (made on first start, root's only)."""
     given = os.environ.get("COURSE_HUB_ADMIN_PASSWORD")
     if given is not None:
-        if len(given) < ADMIN_PASSWORD_MIN or given == password:
-            sys.exit(f"COURSE_HUB_ADMIN_PASSWORD must have {ADMIN_PASSWORD_MIN} characters or more and differ from "
-                     "COURSE_HUB_PASSWORD; or unset it, and the hub keeps one in "
-                     f"{STATE / 'admin-password'}")
+        if len(given) < ADMIN_PASSWORD_MIN:
+            sys.exit(f"COURSE_HUB_ADMIN_PASSWORD must have {ADMIN_PASSWORD_MIN} characters or more; or unset it, "
+                     f"and the hub keeps one in {STATE / 'admin-password'}")
         return given
     kept = STATE / "admin-password"
     if not kept.exists() or len(kept.read_text().strip()) < ADMIN_PASSWORD_MIN:
-        with os.fdopen(os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:  # yours only
+        with os.fdopen(os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:  # root's only
             f.write(secrets.token_urlsafe(32) + "\n")
+    print(f"The admin `teacher` logs in with the password in {kept} (`sudo cat` it)", file=sys.stderr)
     return kept.read_text().strip()
 
+
+from course.classroom.hub import (  # noqa: E402
+    CourseAuthenticator,
+    CourseSpawner,
+    learner_runtime,
+    set_password,
+    useradd,
+)
+
+# What learners' accounts run: the course's venv, or (when its Python is root's only) a small venv on this
+# machine's Python that reads its packages (course/classroom/hub.py).
+RUNTIME = learner_runtime(VENV, Path(os.environ.get("COURSE_HUB_RUNTIME", "/opt/llm-mcp-course")))
 
 c = get_config()  # noqa: F821 -- JupyterHub defines it when it reads this file
 
 c.JupyterHub.bind_url = os.environ.get("COURSE_HUB_URL", "http://127.0.0.1:8080")
+if os.environ.get("COURSE_HUB_SSL_CERT"):  # HTTPS on the classroom's network (WORKSHOP.md)
+    c.JupyterHub.ssl_cert = os.environ["COURSE_HUB_SSL_CERT"]
+    c.JupyterHub.ssl_key = os.environ["COURSE_HUB_SSL_KEY"]
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
@@ -74,14 +92,16 @@ c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
 if PROXY.exists():
     c.ConfigurableHTTPProxy.command = [str(PROXY)]
 
-# Any name with the learners' password (each name is a learner); `teacher` only with the admin password.
-c.JupyterHub.authenticator_class = "shared-password"
-c.SharedPasswordAuthenticator.user_password = password
-c.SharedPasswordAuthenticator.admin_password = admin_password()
+# A learner's own password (set at first log-in, hashed); a system user each, made by the hub.
+c.JupyterHub.authenticator_class = CourseAuthenticator
+c.FirstUseAuthenticator.dbm_path = str(PASSWORDS)
+c.FirstUseAuthenticator.min_password_length = PASSWORD_MIN
+c.LocalAuthenticator.create_system_users = True
+c.LocalAuthenticator.add_user_cmd = useradd(HOMES)
 c.Authenticator.allow_all = True
 c.Authenticator.admin_users = {"teacher"}
-if not os.environ.get("COURSE_HUB_ADMIN_PASSWORD"):
-    print(f"The admin `teacher` logs in with the password in {STATE / 'admin-password'}", file=sys.stderr)
+# The teacher's hash is in place before the hub lets anyone in: no learner can claim the name first.
+set_password(PASSWORDS, "teacher", admin_password())
 
 # With the class MCP server (WORKSHOP.md): COURSE_CLASS_TOKENS=tokens.txt gives each learner the token
 # of the line with their user name, and only those names (and "teacher") may log in. Lesson 6 then
@@ -89,20 +109,28 @@ if not os.environ.get("COURSE_HUB_ADMIN_PASSWORD"):
 class_tokens = os.environ.get("COURSE_CLASS_TOKENS")
 token_of: dict = {}
 if class_tokens:
-    from course.servers.learners import read_tokens
+    from course.classroom.learners import read_tokens
 
+    if stat.S_IMODE(os.stat(class_tokens).st_mode) & 0o077:
+        sys.exit(f"{class_tokens} can be read by other accounts: every line is a learner's password. "
+                 f"`chmod 600 {class_tokens}`, or make a new one with `make class-tokens`.")
     token_of = {name: token for token, name in read_tokens(Path(class_tokens)).items()}
     c.Authenticator.allow_all = False
     c.Authenticator.allowed_users = set(token_of) | {"teacher"}
 
-# Each learner: their own home under HOMES, a JupyterLab run from the course's venv.
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = str(HOMES / "{username}")
-c.Spawner.cmd = [str(singleuser)]
+# Each learner: their own system user and home, a JupyterLab run from the course's venv.
+c.JupyterHub.spawner_class = CourseSpawner
+c.CourseSpawner.address_space = int(MEM_GB * 1024**3)
+c.Spawner.mem_limit = int(MEM_GB * 1024**3)  # shown to the learner (MEM_LIMIT); enforced per process above
+c.Spawner.cmd = [str(RUNTIME / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 # The course kernel is registered in the venv (--sys-prefix); JUPYTER_PATH shows it to the learner's
 # server even if Spawner.cmd is changed to a JupyterLab from another environment.
-c.Spawner.environment = {"JUPYTER_PATH": str(VENV / "share" / "jupyter")}
+c.Spawner.environment = {"JUPYTER_PATH": os.pathsep.join(dict.fromkeys(
+    [str(RUNTIME / "share" / "jupyter"), str(VENV / "share" / "jupyter")]))}  # the runtime's kernel first
+if RUNTIME != VENV:  # the runtime's sys.prefix is not the venv's: say where JupyterLab and its settings are
+    c.Spawner.environment |= {"JUPYTER_CONFIG_PATH": str(VENV / "etc" / "jupyter"),
+                              "JUPYTERLAB_DIR": str(VENV / "share" / "jupyter" / "lab")}
 if any(SHARED_EMBEDDINGS.glob("*.npz")):  # learners copy its vectors instead of running the model; never write it
     c.Spawner.environment["COURSE_SHARED_EMBEDDINGS"] = str(SHARED_EMBEDDINGS)
     print(f"Learners read lesson 3's embeddings from {SHARED_EMBEDDINGS}", file=sys.stderr)
@@ -112,9 +140,15 @@ else:
 if token_of:
     c.Spawner.environment |= {
         "COURSE_MCP_URL": os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp"),
-        "COURSE_MCP_TOKEN": lambda spawner: token_of.get(spawner.user.name, ""),  # JupyterHub calls it per learner
+        # JupyterHub calls it per learner: each server gets its own learner's token, and no other.
+        "COURSE_MCP_TOKEN": lambda spawner: token_of.get(spawner.user.name, ""),
     }
-if os.getuid() == 0:  # a container or a throw-away VM, where everything runs as root
-    c.Spawner.args = ["--allow-root"]
 c.Spawner.http_timeout = 120  # a cold start on a busy machine can take a while
 c.Spawner.start_timeout = 120
+
+# Idle servers are stopped (their kernels with them); the learner's files stay.
+c.JupyterHub.services = [{"name": "idle-culler",
+                          "command": [sys.executable, "-m", "jupyterhub_idle_culler",
+                                      f"--timeout={IDLE_MINUTES * 60}"]}]
+c.JupyterHub.load_roles = [{"name": "idle-culler", "services": ["idle-culler"],
+                            "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]}]

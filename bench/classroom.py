@@ -2,7 +2,7 @@
 
 Each learner is a `McpHost` of their own (their token, approval on) calling the document server's
 tools in turn: search, order record, a section, a new ticket (a write, approved). All 30 run at
-once against one `course.servers.classroom` process. Reported: errors (goal 0), calls whose
+once against one `course.classroom` process. Reported: errors (goal 0), calls whose
 result landed in another learner's workspace (goal 0), call latency p50/p95 as the host sees it,
 calls per second, and the server's peak memory. Run with the lexical index and with embeddings.
 """
@@ -21,9 +21,9 @@ import psutil
 
 from bench._figures import Figure, at_most
 from course.approval import AutoApprover
+from course.classroom.learners import new_tokens, read_tokens
+from course.classroom.server import serving
 from course.host import McpHost, http
-from course.servers.classroom import serving
-from course.servers.learners import new_tokens, read_tokens
 
 LEARNERS, CALLS = 30, 100
 ALLOW = {"search_docs", "read_section", "get_order_record", "create_ticket"}
@@ -70,7 +70,7 @@ def run(embedder: str) -> list[Figure]:
         tokens = read_tokens(tokens_file)
         work = Path(folder) / "work"
         with serving(tokens_file, "--embedder", embedder, "--data", str(work)) as url:
-            server_pid = next(p.pid for p in psutil.Process().children() if "course.servers.classroom" in
+            server_pid = next(p.pid for p in psutil.Process().children() if "course.classroom" in
                               " ".join(p.cmdline()))
             peak, stop = [0.0], threading.Event()
             watcher = threading.Thread(target=watch, args=(server_pid, peak, stop), daemon=True)

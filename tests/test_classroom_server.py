@@ -9,11 +9,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from course.approval import AutoApprover
+from course.classroom.endpoint import docs_endpoint
+from course.classroom.learners import TokensFileError, new_tokens, read_tokens
+from course.classroom.server import main as classroom_main
+from course.classroom.server import serving, transport_security
 from course.host import McpHost, ServerError, http
-from course.servers.classroom import main as classroom_main
-from course.servers.classroom import serving, transport_security
-from course.servers.endpoint import docs_endpoint
-from course.servers.learners import TokensFileError, new_tokens, read_tokens
 from course.servers.stub_api import StubAPI
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]

@@ -5,7 +5,7 @@ import pytest
 
 from course.architecture.gateway import Backend, Gateway, Tenant
 from course.architecture.local_http import mcp_client, served
-from course.servers import workspaces
+from course.classroom import workspaces
 from course.servers.docs import build_server as build_docs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]

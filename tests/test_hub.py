@@ -1,24 +1,29 @@
-"""JupyterHub serves the course to several learners, each with their own state (jupyterhub_config.py).
+"""A room on one JupyterHub: each learner is a system user of their own, and the OS keeps them apart.
 
-Starts JupyterHub on 127.0.0.1 with the course's config (shared-password authenticator, local
-process spawner, homes under a temporary folder), checks that its start names nothing deprecated
-and that `teacher` cannot log in with the learners' password, logs two learners in with Debian's headless chromium,
-runs lesson 4's store cell (and one refund) as each in JupyterLab, and checks that each learner's
-shop lives in their own home, and that each got their own class-server token from the hub. Slow
-(two JupyterLabs and two kernels); skipped locally when
-chromium, JupyterHub or configurable-http-proxy is missing, and failed in CI, which has them all.
+Starts JupyterHub as root with the course's config (jupyterhub_config.py: a system user per
+learner, their own password, homes 0700) and the class MCP server, logs two learners in with
+Debian's headless chromium, runs lesson 6's class-server cells as each in JupyterLab (each gets
+their own token and workspace), then, from learner A's kernel, tries what a curious learner
+would: list and read learner B's home, read B's processes' environment (B's class token), the
+tokens file, the teacher's password and the hub's state, and open /hub/admin; all refused. A
+wrong password and a learner typing `teacher` are refused at the log-in page. The accounts are
+made by the hub (`useradd`) and removed afterwards. Slow (two JupyterLabs and two kernels);
+skipped locally when not root or when chromium, JupyterHub or configurable-http-proxy is
+missing, and failed in CI (root, with them all).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -27,33 +32,70 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.servers.learners import new_tokens, read_tokens
+from course.classroom.learners import new_tokens, read_tokens, write_tokens
+from course.classroom.server import serving
 from tests.test_browser import CHROMIUM_ARGS, alive, dismiss_news, free_port, require_browser, unavailable
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = Path(sys.executable).parent.parent  # the environment running the tests is the course's
 WAIT_MS = 120_000  # two kernels cold-starting on a busy 2-core machine
-LEARNERS = {"anna": 10.0, "ben": 20.0}  # each refunds a different amount of A1002
 
 
-def lesson4_store_cell() -> str:
-    """Lesson 4's own first store cell, as the notebook has it."""
-    nb = nbformat.read(ROOT / "notebooks" / "04_permissions.ipynb", as_version=4)
-    return next(c.source for c in nb.cells if c.cell_type == "code" and "store.reset()" in c.source)
+def lesson6_cell(marker: str) -> str:
+    """Lesson 6's own cell that holds `marker`, as the notebook has it."""
+    nb = nbformat.read(ROOT / "notebooks" / "06_mcp_client.ipynb", as_version=4)
+    return next(c.source for c in nb.cells if c.cell_type == "code" and marker in c.source)
 
 
-def write_notebook(path: Path, amount: float) -> None:
+SEARCH = """\
+from course.approval import AutoApprover
+
+async with McpHost(approver=AutoApprover(True)) as web:
+    await web.connect("docs", http(url, token=TOKEN), allow={"search_docs", "create_ticket"})
+    found = json.loads(await web.execute("search_docs", '{"query": "refund window", "k": 1}'))
+    ticket = await web.execute("create_ticket", '{"order_id": "A1002", "subject": "Mugs", "message": "Broken."}')
+print("searched", len(found["hits"]), "hit;", "ticket", json.loads(ticket)["ticket_id"], "as", os.environ["USER"])
+"""
+
+# What a curious learner tries from their own kernel: every attempt must end in an OSError or a refusal.
+ATTACKS = """\
+import json, os, pwd, urllib.error, urllib.request
+from pathlib import Path
+
+other = pwd.getpwnam({other!r})
+tried = {{}}
+def attempt(what, do):
+    try:
+        got = do()
+        tried[what] = f"READ {{str(got)[:80]!r}}"
+    except (OSError, urllib.error.HTTPError) as e:
+        tried[what] = f"refused ({{type(e).__name__}})"
+
+attempt("list the other learner's home", lambda: os.listdir(other.pw_dir))
+attempt("read the other learner's notebook", lambda: Path(other.pw_dir, "lesson6.ipynb").read_text())
+theirs = [p for p in Path("/proc").glob("[0-9]*") if p.joinpath("status").exists()
+          and f"Uid:\\t{{other.pw_uid}}\\t" in p.joinpath("status").read_text()]
+tried["the other learner's processes"] = f"{{len(theirs)}} running"
+for p in theirs[:3]:
+    attempt(f"read /proc/{{p.name}}/environ (their token)", lambda p=p: p.joinpath("environ").read_bytes())
+attempt("read the tokens file", lambda: Path({tokens!r}).read_text())
+attempt("read the teacher's password", lambda: Path({state!r}, "admin-password").read_text())
+attempt("list the hub's state", lambda: os.listdir({state!r}))
+api = os.environ["JUPYTERHUB_API_URL"]
+attempt("the hub's user list with my own hub token", lambda: urllib.request.urlopen(urllib.request.Request(
+    f"{{api}}/users", headers={{"Authorization": "token " + os.environ["JUPYTERHUB_API_TOKEN"]}})).read())
+Path("attacks.json").write_text(json.dumps(tried))
+print("attacks:", sum(v.startswith("refused") for v in tried.values()), "refused,",
+      sum(v.startswith("READ") for v in tried.values()), "read")
+"""
+
+
+def write_notebook(path: Path, *extra: str) -> None:
     nb = nbformat.v4.new_notebook()
-    given = ('import hashlib, os\n'
-             'print("class token", hashlib.sha256(os.environ["COURSE_MCP_TOKEN"].encode()).hexdigest()[:12], '
-             '"for", os.environ["COURSE_MCP_URL"])')
-    nb.cells = [nbformat.v4.new_code_cell(lesson4_store_cell()), nbformat.v4.new_code_cell(given),
-                nbformat.v4.new_code_cell(f'refund = store.issue_refund("A1002", {amount}, "Mugs arrived broken.")\n'
-                                          'from pathlib import Path\n'
-                                          'print("refund", refund["refund_id"], "of", refund["amount"], "in",'
-                                          ' Path.home().name)')]
+    cells = [lesson6_cell("DOCS_ARGS = ("), lesson6_cell("docs_endpoint(*DOCS_ARGS)"),
+             "import json, os\n" + SEARCH, *extra]
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     nb.metadata["kernelspec"] = {"name": "course", "display_name": "Python (course)", "language": "python"}
-    path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
 
 
@@ -63,13 +105,14 @@ def proxy_command() -> str | None:
 
 
 class Hub:
-    def __init__(self, tmp: Path):
+    def __init__(self, tmp: Path, homes: Path):
         self.port, self.password = free_port(), secrets.token_urlsafe(12)
-        self.homes, self.log = tmp / "homes", tmp / "jupyterhub.log"
+        self.homes, self.log, self.state = homes, tmp / "jupyterhub.log", tmp / "state"
         self.env = {k: v for k, v in os.environ.items() if k not in ("CI", "COURSE_APPROVER", "PYTEST_CURRENT_TEST")}
         self.env |= {"COURSE_HUB_PASSWORD": self.password, "COURSE_HUB_HOMES": str(self.homes),
-                     "COURSE_HUB_STATE": str(tmp / "state"), "COURSE_HUB_URL": f"http://127.0.0.1:{self.port}",
-                     "COURSE_VENV": str(VENV), "PYTHONPATH": str(ROOT)}  # the kernels import this tree
+                     "COURSE_HUB_STATE": str(self.state), "COURSE_HUB_URL": f"http://127.0.0.1:{self.port}",
+                     "COURSE_VENV": str(VENV), "PYTHONPATH": str(ROOT),
+                     "COURSE_HUB_RUNTIME": str(homes / ".runtime")}  # the kernels import this tree
         self.args = [str(VENV / "bin" / "jupyterhub"), "-f", str(ROOT / "jupyterhub_config.py"),
                      f"--JupyterHub.hub_bind_url=http://127.0.0.1:{free_port()}",
                      f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}",
@@ -138,65 +181,105 @@ def require_hub() -> None:
                     " (.ci/run does it).")
 
 
+def remove_accounts(names) -> None:
+    """Delete the accounts the hub made for this test (marked as the course's), with their homes."""
+    from course.classroom.hub import made_by_the_hub
+
+    for name in names:
+        if made_by_the_hub(name):
+            subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
+
+
+def log_in(browser, hub: Hub, name: str, password: str):
+    page = browser.new_context().new_page()  # a context each: their own cookies
+    page.set_default_timeout(WAIT_MS)
+    page.goto(f"{hub.url}/hub/login")
+    page.fill("#username_input", name)
+    page.fill("#password_input", password)
+    page.click("#login_submit")
+    return page
+
+
+def run_all(page, hub: Hub, name: str, notebook: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{hub.url}/user/{name}/lab/workspaces/t{secrets.token_hex(4)}/tree/{notebook}?reset")
+    expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
+    dismiss_news(page)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.locator('li[data-command="runmenu:run-all"]').click()
+
+
 @pytest.mark.browser
 @pytest.mark.slow
-def test_two_learners_on_one_hub_run_lesson_4_each_in_their_own_state(tmp_path):
+@pytest.mark.timeout(600)
+def test_two_learners_each_their_own_system_user_run_lesson_6_and_cannot_reach_each_other(tmp_path):
     chromium = require_browser()
     require_hub()
+    if os.getuid() != 0:
+        unavailable("the hub creates a system user per learner: run as root (CI does).")
     from playwright.sync_api import expect, sync_playwright
 
-    hub = Hub(tmp_path)
-    tokens = tmp_path / "tokens.txt"
-    tokens.write_text(new_tokens(LEARNERS))
+    tag = secrets.token_hex(3)
+    anna, ben = f"anna{tag}", f"ben{tag}"  # fresh names: never an account of this machine
+    homes = Path(tempfile.mkdtemp(prefix="course-hub-", dir="/tmp"))
+    homes.chmod(0o755)  # as /home: anyone may pass through, each home inside is its owner's
+    tokens = homes / "tokens.txt"
+    write_tokens(tokens, new_tokens([anna, ben]))  # root's, 0600
     token_of = {name: token for token, name in read_tokens(tokens).items()}
-    hub.env |= {"COURSE_CLASS_TOKENS": str(tokens), "COURSE_MCP_URL": "http://127.0.0.1:8000/mcp"}
-    for name, amount in LEARNERS.items():
-        write_notebook(hub.homes / name / "lesson4.ipynb", amount)
-    hub.start()
+    hub = Hub(tmp_path, homes)
+    from course.classroom.hub import made_by_the_hub
+
+    teacher_existed = made_by_the_hub("teacher") is not None
     try:
-        started = hub.tail(200)
-        assert "Using Authenticator: jupyterhub.authenticators.shared.SharedPasswordAuthenticator" in started
-        assert "deprecat" not in started.lower(), "the hub's start names something deprecated"
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_context().new_page()  # the learners' password does not make anyone admin
-                page.goto(f"{hub.url}/hub/login")
-                page.fill("#username_input", "teacher")
-                page.fill("#password_input", hub.password)
-                page.click("#login_submit")
-                expect(page.get_by_text("Invalid username or password")).to_be_visible(timeout=WAIT_MS)
-                for name, amount in LEARNERS.items():
-                    page = browser.new_context().new_page()  # a context each: their own cookies
-                    page.set_default_timeout(WAIT_MS)
-                    page.goto(f"{hub.url}/hub/login")
-                    page.fill("#username_input", name)
-                    page.fill("#password_input", hub.password)
-                    page.click("#login_submit")
-                    page.wait_for_url(f"**/user/{name}/lab**", timeout=WAIT_MS)
-                    page.goto(f"{hub.url}/user/{name}/lab/workspaces/t{secrets.token_hex(4)}/tree/lesson4.ipynb?reset")
-                    expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
-                    expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(3, timeout=WAIT_MS)
-                    dismiss_news(page)
-                    page.get_by_role("menuitem", name="Run", exact=True).click()
-                    page.locator('li[data-command="runmenu:run-all"]').click()
-                    expect(page.get_by_text("store: llm-mcp-course/lesson4/shop.json")).to_be_visible(timeout=WAIT_MS)
-                    expect(page.get_by_text(f"refund R-0001 of {amount} in {name}")).to_be_visible(timeout=WAIT_MS)
-                    digest = hashlib.sha256(token_of[name].encode()).hexdigest()[:12]
-                    expect(page.get_by_text(f"class token {digest} for http://127.0.0.1:8000/mcp")).to_be_visible(
-                        timeout=WAIT_MS)
-                    assert learner_processes(hub.homes / name), f"{name}'s server runs with their own HOME"
-            finally:
-                browser.close()
-        for name, amount in LEARNERS.items():
-            shop = hub.homes / name / ".local" / "state" / "llm-mcp-course" / "lesson4" / "shop.json"
-            refunds = json.loads(shop.read_text())["refunds"]
-            assert [(r["refund_id"], r["amount"]) for r in refunds] == [("R-0001", amount)], name
-    except AssertionError as e:
+        with serving(tokens, "--embedder", "lexical", "--data", str(tmp_path / "class")) as class_url:
+            hub.env |= {"COURSE_CLASS_TOKENS": str(tokens), "COURSE_MCP_URL": class_url}
+            hub.start()
+            started = hub.tail(200)
+            assert "CourseAuthenticator" in started, started
+            assert "deprecat" not in started.lower(), "the hub's start names something deprecated"
+            assert stat.S_IMODE(hub.state.stat().st_mode) == 0o700
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+                try:
+                    page = log_in(browser, hub, "teacher", hub.password)  # no learner is the teacher
+                    expect(page.get_by_text("Invalid username or password")).to_be_visible(timeout=WAIT_MS)
+                    pages = {}
+                    for name in (ben, anna):  # ben first: anna's kernel then looks for his processes
+                        page = pages[name] = log_in(browser, hub, name, hub.password)
+                        page.wait_for_url(f"**/user/{name}/lab**", timeout=WAIT_MS)
+                        home = Path(pwd.getpwnam(name).pw_dir)
+                        assert stat.S_IMODE(home.stat().st_mode) == 0o700 and home.stat().st_uid != 0, name
+                        extra = [ATTACKS.format(other=ben, tokens=str(tokens), state=str(hub.state))] \
+                            if name == anna else []
+                        write_notebook(home / "lesson6.ipynb", *extra)
+                        os.chown(home / "lesson6.ipynb", home.stat().st_uid, home.stat().st_gid)
+                        run_all(page, hub, name, "lesson6.ipynb")
+                        expect(page.get_by_text(f"ticket T-0001 as {name}")).to_be_visible(timeout=WAIT_MS)
+                    expect(pages[anna].locator("pre", has_text="attacks:")).to_be_visible(timeout=WAIT_MS)
+                    tried = json.loads((Path(pwd.getpwnam(anna).pw_dir) / "attacks.json").read_text())
+                    assert int(tried["the other learner's processes"].split()[0]) > 0, tried  # ben is running
+                    read = {what: how for what, how in tried.items() if how.startswith("READ")}
+                    assert not read, f"learner A reached: {read}"
+                    assert sum(how.startswith("refused") for how in tried.values()) >= 7, tried
+                    admin = pages[anna].goto(f"{hub.url}/hub/admin")
+                    assert admin is not None and admin.status == 403, "a learner got the admin page"
+                    page = log_in(browser, hub, anna, hub.password + "x")  # a wrong password
+                    expect(page.get_by_text("Invalid username or password")).to_be_visible(timeout=WAIT_MS)
+                finally:
+                    browser.close()
+            for name in (anna, ben):  # each learner's own workspace on the class server, by their own token
+                shop = json.loads((tmp_path / "class" / name / "shop.json").read_text())
+                assert [t["ticket_id"] for t in shop["tickets"]] == ["T-0001"], name
+            assert all(token_of[n] not in hub.tail(2000) for n in token_of), "a class token reached the hub's log"
+    except Exception as e:  # a browser timeout too: the hub's log says why
         raise AssertionError(f"{e}\n--- jupyterhub.log ---\n{hub.tail()}") from None
     finally:
         hub.stop()
-    deadline = time.monotonic() + 15
-    while learner_processes(hub.homes) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not learner_processes(hub.homes), "a learner's server or kernel outlived the hub"
+        deadline = time.monotonic() + 15
+        while learner_processes(homes) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        left = learner_processes(homes)
+        remove_accounts([anna, ben] + ([] if teacher_existed else ["teacher"]))
+        shutil.rmtree(homes, ignore_errors=True)
+    assert not left, "a learner's server or kernel outlived the hub"

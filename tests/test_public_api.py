@@ -18,8 +18,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
 # `__all__` (what the notebooks use), then delete its line here; the last test fails on a line no longer needed.
 UNDECLARED = {
     "course.backend", "course.doctools", "course.errors", "course.host.guards", "course.host.screening",
-    "course.host.trace", "course.orders", "course.paths", "course.permissions", "course.servers.attacks",
-    "course.servers.docs", "course.servers.endpoint", "course.servers.gateway", "course.servers.local_http",
+    "course.host.trace", "course.orders", "course.paths", "course.permissions", "course.architecture.attacks",
+    "course.servers.docs", "course.classroom.endpoint", "course.architecture.gateway", "course.architecture.local_http",
     "course.servers.stub_api", "course.servers.wire", "course.store", "course.stories.lesson1",
     "course.stories.lesson2", "course.stories.lesson3", "course.stories.lesson4", "course.stories.lesson6",
     "course.stories.lesson7", "course.stories.lesson8", "course.tools",

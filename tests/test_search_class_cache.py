@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
+from course.classroom.class_cache import build
 from course.search import DocIndex, EmbeddingCache
-from course.search.class_cache import build
 from tests.test_search import CountingEmbedder
 
 

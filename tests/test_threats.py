@@ -189,7 +189,7 @@ async def test_the_gateway_reaches_an_http_backend_with_its_own_means_never_with
 
     from course.architecture.gateway import Backend, Gateway, Tenant
     from course.architecture.local_http import BASE_URL, mcp_client, served
-    from course.servers import workspaces
+    from course.classroom import workspaces
 
     backend = workspaces.build_server(tenant="northwind")
     app, seen = backend.streamable_http_app(host="127.0.0.1"), []

@@ -22,7 +22,7 @@ from mcp import Client
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import MCPServer
 
-from course.servers.learners import token_auth  # the class server's token check
+from course.classroom.learners import token_auth  # the class server's token check
 
 
 @dataclass(frozen=True)

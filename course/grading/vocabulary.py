@@ -126,6 +126,23 @@ def resolve(path: list[str]) -> object:
     return value
 
 
+def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> dict[str, list[str]]:
+    """Add to `found` each import outside the lesson's vocabulary; return what each imported name stands for."""
+    bound: dict[str, list[str]] = {}  # a name an import binds: the dotted path it stands for
+    for node, module, name, local in walk_imports(tree):
+        full = f"{module}.{name}" if name else module
+        if module.startswith(NEVER) or full.startswith(NEVER):
+            found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
+        elif module.split(".")[0] == "course" and name is not None and (module, name) not in vocab.imported:
+            found.append(f"line {node.lineno}: `from {module} import {name}`: the lesson's code never imports it "
+                         "(the course's own answer?)")
+        elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
+            found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
+        bound[local] = full.split(".") if name else module.split(".")[:1] if local == module.split(".")[0] \
+            else module.split(".")
+    return bound
+
+
 def review(source: str, lesson: int) -> list[str]:
     """Why a mentor should read this cell before its verdict counts ("line N: ..."); [] if none."""
     vocab, found = vocabulary(lesson), []
@@ -142,18 +159,7 @@ def review(source: str, lesson: int) -> list[str]:
         if token.type == tokenize.NAME and not token.string.isascii():
             found.append(f"line {token.start[0]}: a non-ASCII identifier `{token.string}` (Python reads it as "
                          f"`{unicodedata.normalize('NFKC', token.string)}`)")
-    bound: dict[str, list[str]] = {}  # a name an import binds: the dotted path it stands for
-    for node, module, name, local in walk_imports(tree):
-        full = f"{module}.{name}" if name else module
-        if module.startswith(NEVER) or full.startswith(NEVER):
-            found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
-        elif module.split(".")[0] == "course" and name is not None and (module, name) not in vocab.imported:
-            found.append(f"line {node.lineno}: `from {module} import {name}`: the lesson's code never imports it "
-                         "(the course's own answer?)")
-        elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
-            found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
-        bound[local] = full.split(".") if name else module.split(".")[:1] if local == module.split(".")[0] \
-            else module.split(".")
+    bound = imports_reviewed(tree, vocab, found)
     builtin = set(vars(builtins))
     for number, name in words(tree):
         if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from course.approval.display import shown
-from course.show import printable
-
 if TYPE_CHECKING:
     from course.host.connection import Connection
 

@@ -5,7 +5,6 @@
 | `documents` | markdown files cut into `Section`s at their `## ` headings |
 | `embeddings` | the MiniLM model, loaded offline, and the fingerprint of its files |
 | `cache` | embeddings on disk, so unchanged sections are never embedded twice; a class's shared cache, read-only |
-| `class_cache` | `make class-cache`: the teacher embeds the documents once for a hub's learners |
 | `lexical` | keyword search (BM25): the fallback and the comparison |
 | `index` | `DocIndex`: sections, their vectors, `search()` -> `Hit`s |
 | `evaluation` | hit@1 / hit@3 on a question set |

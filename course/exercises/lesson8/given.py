@@ -26,7 +26,7 @@ from course.host.trace import Trace, sequence_diagram
 from course.scripted import ScriptedModel
 from IPython.display import Markdown, display
 from course.architecture.local_http import ACCEPT, initialize, mcp_client, modern, modern_headers, served, summary
-from course.servers import workspaces
+from course.classroom import workspaces
 """
 GIVEN_INJECTION = GIVEN_TENANTS + """
 from course.architecture.gateway import Backend, Gateway, Tenant

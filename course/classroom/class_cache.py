@@ -1,6 +1,6 @@
 """The class's embedding cache: the teacher embeds the documents once, every learner reads it (`make class-cache`).
 
-    python -m course.search.class_cache [--out DIR]    # default .cache/class-embeddings, where the hub looks
+    python -m course.classroom.class_cache [--out DIR]    # default .cache/class-embeddings, where the hub looks
 
 On a hub of 30, each learner's first `DocIndex()` in lesson 3 runs the model over every section
 (~17 CPU-seconds each, all at once). Built here once, the vectors go to DIR, readable by everyone
@@ -37,7 +37,7 @@ def build(out: Path, folder: Path = paths.DATA, embedder: Any = "auto") -> tuple
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m course.search.class_cache", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course.classroom.class_cache", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the shared folder (default {DEFAULT_OUT})")
     args = parser.parse_args(argv)
     out = args.out.expanduser().resolve()

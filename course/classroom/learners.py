@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextvars
 import hmac
 import json
+import os
 import re
 import secrets
 import time
@@ -46,13 +47,29 @@ def new_tokens(names: Iterable[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_tokens(path: Path, text: str) -> None:
+    """Write a tokens file readable by its owner only from its first byte: made 0600 under a temporary
+    name, then renamed into place (a file written, then chmod-ed, can be read in between)."""
+    path = Path(path)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # the mode is the file's from the start
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(temp, 0o600)  # the umask can only take rights away; this says what the file is, whatever it was
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
 def read_tokens(path: Path) -> dict[str, str]:
     """token -> learner, from a tokens file; a clear error for a bad line, a short or repeated token."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise TokensFileError(f"{path}: no such file. Make one with "
-                              f"python -m course.servers.classroom --new-tokens 30 --tokens {path}") from None
+                              f"python -m course.classroom --new-tokens 30 --tokens {path}") from None
     learners: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), 1):
         words = line.split("#", 1)[0].split()

@@ -5,7 +5,7 @@
 
 Each workspace holds notes and a credit budget. No tool takes a tenant or workspace argument,
 so a tenant can no more name another's workspace than read it. The token check and the
-token -> workspace lookup are the class server's own (`course/servers/learners.py`:
+token -> workspace lookup are the class server's own (`course/classroom/learners.py`:
 `LearnerTokens`, `LearnerMiddleware`): the class server is this design at full size, a shop
 and a web budget per learner's token; this module holds only the demo's workspace and tools.
 """
@@ -20,8 +20,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from course.classroom.learners import LearnerMiddleware, current, token_auth
 from course.servers.credits import CreditBudget
-from course.servers.learners import LearnerMiddleware, current, token_auth
 
 CREDITS = 10  # per workspace
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -1,6 +1,6 @@
 """The class server's data, in one folder the teacher chooses: a folder per learner (`make class-status`).
 
-    python -m course.servers.class_data [--data DIR]     # one line per learner: calls, failures, tickets, refunds
+    python -m course.classroom.class_data [--data DIR]     # one line per learner: calls, failures, tickets, refunds
 
     class/                  # `--data` of the class server (default WORK/class, course/paths.py)
       anna/shop.json        # her shop: orders, tickets, refunds (lesson 5's store)
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course import paths
-from course.servers.learners import NAME
+from course.classroom.learners import NAME
 
 DEFAULT_DATA = paths.WORK / "class"
 
@@ -79,7 +79,7 @@ def table(root: Path, rows: list[LearnerData]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m course.servers.class_data", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course.classroom.class_data", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"the class's data (default {DEFAULT_DATA})")
     args = parser.parse_args(argv)
     print(table(args.data, class_data(args.data)))

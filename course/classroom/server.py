@@ -1,7 +1,7 @@
 """The class MCP server: the course's servers once for the whole class, a workspace per learner.
 
-    python -m course.servers.classroom --new-tokens 30 --tokens tokens.txt     # once: a token per learner
-    python -m course.servers.classroom --tokens tokens.txt [--port 8000] [--host 127.0.0.1]
+    python -m course.classroom --new-tokens 30 --tokens tokens.txt     # once: a token per learner
+    python -m course.classroom --tokens tokens.txt [--port 8000] [--host 127.0.0.1]
         [--allow-host NAME ...] [--embedder auto|lexical] [--api URL] [--budget 20] [--data DIR]
 
 Two endpoints over Streamable HTTP, each needing `Authorization: Bearer <a learner's token>` (401
@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from course import paths
-from course.processes import HOST
-from course.servers.class_data import DEFAULT_DATA, class_data
-from course.servers.learners import (
+from course.classroom.class_data import DEFAULT_DATA, class_data
+from course.classroom.learners import (
     ForLearner,
     LearnerMiddleware,
     LearnerTokens,
@@ -37,7 +36,9 @@ from course.servers.learners import (
     Workspaces,
     new_tokens,
     read_tokens,
+    write_tokens,
 )
+from course.processes import HOST
 from course.servers.serving import DEFAULT_PORT, PATH
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -124,7 +125,7 @@ def where_the_data_is(data: Path, names: set[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m course.servers.classroom", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course.classroom", description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=Path, required=True, help="the tokens file: 'name token' per line")
     parser.add_argument("--new-tokens", type=int, metavar="N", help="write a tokens file for N learners and exit")
     parser.add_argument("--names", type=Path, help="with --new-tokens: a file of learners' names, one a line")
@@ -146,10 +147,9 @@ def main(argv: list[str] | None = None) -> None:
         names = (args.names.read_text().split() if args.names
                  else [f"learner-{i:02d}" for i in range(1, args.new_tokens + 1)])
         try:
-            args.tokens.write_text(new_tokens(names), encoding="utf-8")
+            write_tokens(args.tokens, new_tokens(names))  # the teacher's eyes only: each line is a password
         except TokensFileError as e:
             parser.exit(2, f"{e}\n")
-        args.tokens.chmod(0o600)  # the teacher's eyes only: each line is a learner's password
         print(f"wrote {len(names)} tokens to {args.tokens}: hand each learner their own line")
         return
     if args.host in ("0.0.0.0", "::") and not args.allow_host:
@@ -188,6 +188,6 @@ def serving(tokens: Path, *args: str, port: int | None = None, timeout: float = 
 
     port = port or free_port()
     env = child_env((*MODEL_VARIABLES, "COURSE_WORK", "COURSE_WEBAPI_URL", "PYTHONPATH"))
-    with running([sys.executable, "-m", "course.servers.classroom", "--tokens", str(tokens), "--port", str(port),
+    with running([sys.executable, "-m", "course.classroom", "--tokens", str(tokens), "--port", str(port),
                   *args], env, port, timeout):
         yield f"http://{HOST}:{port}{PATH}"

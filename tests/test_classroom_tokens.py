@@ -1,0 +1,72 @@
+"""The tokens file is the teacher's alone from its first byte: no moment in which another account reads it.
+
+A file written with the umask (0644) and chmod-ed afterwards is readable in between: in the
+rehearsal another account read all 30 tokens. The check here needs no race: the write runs in a
+child process with an audit hook that, at every file-system step Python announces (each open,
+chmod, rename), looks at every file in the folder and records any that holds bytes and can be
+read by others. The write is then safe at every step, not only at its end.
+"""
+
+import json
+import stat
+import subprocess
+import sys
+
+from course.classroom.learners import new_tokens, read_tokens, write_tokens
+
+WATCH = r'''
+import json, os, stat, sys
+folder, target = sys.argv[1], sys.argv[2]
+seen = []
+
+def look(event, args):
+    if event in ("open", "os.chmod", "os.rename", "os.replace", "os.remove") and not seen[-1:] == ["busy"]:
+        seen.append("busy")  # os.scandir below raises events of its own
+        try:
+            for entry in os.scandir(folder):
+                st = entry.stat()
+                if st.st_size and stat.S_IMODE(st.st_mode) & 0o077:
+                    seen.append(f"{event}: {entry.name} is {oct(stat.S_IMODE(st.st_mode))} with {st.st_size} bytes")
+        finally:
+            seen.remove("busy")
+
+os.umask(0o022)  # the usual umask: a plain write makes the file 0644
+sys.addaudithook(look)
+from course.classroom.server import main
+main(["--new-tokens", "5", "--tokens", target])
+look("end", ())
+print(json.dumps(seen))
+'''
+
+
+def readable_moments(tmp_path) -> list[str]:
+    target = tmp_path / "tokens.txt"
+    done = subprocess.run([sys.executable, "-c", WATCH, str(tmp_path), str(target)], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert len(read_tokens(target)) == 5
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_no_moment_of_writing_new_tokens_leaves_them_readable_by_other_accounts(tmp_path):
+    assert readable_moments(tmp_path) == []
+    assert stat.S_IMODE((tmp_path / "tokens.txt").stat().st_mode) == 0o600
+
+
+def test_the_watch_sees_a_file_written_then_chmod_ed(tmp_path):
+    """The check can fail: a plain write_text + chmod, as the class server did before, is caught."""
+    spy = WATCH.replace('from course.classroom.server import main\nmain(["--new-tokens", "5", "--tokens", target])',
+                        'from pathlib import Path\nfrom course.classroom.learners import new_tokens\n'
+                        'Path(target).write_text(new_tokens(["a", "b", "c", "d", "e"])); os.chmod(target, 0o600)')
+    target = tmp_path / "tokens.txt"
+    done = subprocess.run([sys.executable, "-c", spy, str(tmp_path), str(target)], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert any("os.chmod: tokens.txt is 0o644" in moment for moment in json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_rewriting_a_file_that_was_readable_makes_it_private_and_leaves_no_temporary_file(tmp_path):
+    path = tmp_path / "tokens.txt"
+    path.write_text("old\n")
+    path.chmod(0o644)
+    write_tokens(path, new_tokens(["anna"]))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and list(read_tokens(path).values()) == ["anna"]
+    assert [p.name for p in tmp_path.iterdir()] == ["tokens.txt"]
