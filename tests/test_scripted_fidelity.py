@@ -18,10 +18,10 @@ STRICT = [{"type": "function", "function": {
                    "properties": {"order_id": {"type": "string", "pattern": "^A\\d{4}$"}}}}}]
 
 
-def ask(model, messages=USER, **kw):
+def ask(model, messages=USER, model_id="gpt-5.5", **kw):
     client = model.client(_strict_response_validation=True, max_retries=0)
     kw.setdefault("tools", TOOLS)
-    return client.chat.completions.create(model="gpt-5.5", messages=messages, **kw)
+    return client.chat.completions.create(model=model_id, messages=messages, **kw)
 
 
 def raw(model, **body):
@@ -78,7 +78,8 @@ def test_without_parallel_tool_calls_a_scripts_parallel_calls_come_one_per_turn(
 # -- max tokens ------------------------------------------------------------------------------
 @pytest.mark.parametrize("limit", ["max_completion_tokens", "max_tokens"])
 def test_a_token_limit_cuts_the_answer_with_finish_reason_length(limit):
-    r = ask(ScriptedModel(["one two three four five six seven eight"]), **{limit: 3})
+    model_id = "gpt-4.1" if limit == "max_tokens" else "gpt-5.5"  # a reasoning model refuses max_tokens (below)
+    r = ask(ScriptedModel(["one two three four five six seven eight"]), model_id=model_id, **{limit: 3})
     assert r.choices[0].finish_reason == "length" and r.usage.completion_tokens == 3
     assert r.choices[0].message.content == "one two three"[:12]
 
@@ -218,3 +219,37 @@ def test_every_exchange_is_recorded_with_its_endpoint_and_status():
         ask(model)
     assert [(e["endpoint"], e["status"]) for e in model.exchanges] == [("chat", 200), ("chat", 429)]
     assert not schema.problems("chat", "error", model.exchanges[1]["answer"])
+
+
+# -- the four differences the issue-24 audit found (each with where the real API says it) --------
+def test_parallel_tool_calls_without_tools_is_a_400_as_the_api_answers():
+    # Source: the API's 400 "'parallel_tool_calls' is only allowed when 'tools' are specified", the
+    # sibling of tool_choice's rule (spec: CreateChatCompletionRequest.parallel_tool_calls).
+    with pytest.raises(openai.BadRequestError) as e:
+        ask(ScriptedModel(["x"]), tools=openai.omit, parallel_tool_calls=False)
+    assert e.value.param == "parallel_tool_calls" and "only allowed when 'tools'" in e.value.message
+    assert ask(ScriptedModel(["x"]), parallel_tool_calls=True).choices[0].message.content == "x"
+
+
+@pytest.mark.parametrize("model_id", ["gpt-5.5", "gpt-5-mini", "o4-mini"])
+def test_max_tokens_with_a_reasoning_model_is_a_400_unsupported_parameter(model_id):
+    # Source: spec CreateChatCompletionRequest.max_tokens ("deprecated in favor of max_completion_tokens,
+    # and is not compatible with o-series models"); the API answers code unsupported_parameter.
+    with pytest.raises(openai.BadRequestError) as e:
+        ask(ScriptedModel(["x"]), model_id=model_id, max_tokens=50)
+    assert e.value.code == "unsupported_parameter" and e.value.param == "max_tokens"
+    assert "max_completion_tokens" in e.value.message
+    assert ask(ScriptedModel(["x"]), model_id=model_id, max_completion_tokens=50).choices[0].message.content == "x"
+    assert ask(ScriptedModel(["x"]), model_id="gpt-4.1", max_tokens=50).choices[0].message.content == "x"
+
+
+@pytest.mark.parametrize("value", [0, 0.2, 1.5])
+def test_a_temperature_other_than_1_with_gpt_5_is_a_400_unsupported_value(value):
+    # Source: OpenAI's reasoning-models guide (GPT-5 takes only the default temperature 1); the API
+    # answers "Unsupported value: 'temperature' does not support 0 with this model", unsupported_value.
+    with pytest.raises(openai.BadRequestError) as e:
+        ask(ScriptedModel(["x"]), temperature=value)
+    assert e.value.code == "unsupported_value" and e.value.param == "temperature"
+    for fine in ({"temperature": 1}, {"model_id": "gpt-4.1", "temperature": value}, {"model_id": "gpt-5-chat-latest",
+                                                                                  "temperature": value}):
+        assert ask(ScriptedModel(["x"]), **fine).choices[0].message.content == "x"

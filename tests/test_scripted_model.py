@@ -37,8 +37,8 @@ def test_usage_is_four_characters_per_token():
 
 def test_requests_are_recorded_as_sent():
     model = ScriptedModel(["a"])
-    ask(model, temperature=0)
-    assert model.requests[0]["messages"] == USER and model.requests[0]["temperature"] == 0
+    ask(model, temperature=1, seed=7)
+    assert model.requests[0]["messages"] == USER and model.requests[0]["seed"] == 7
 
 
 def test_a_rule_reads_the_conversation():

@@ -82,11 +82,18 @@ def test_max_output_tokens_leaves_an_incomplete_response():
     assert r.output_text == ("word " * 40)[:64] and r.usage.output_tokens == 16
 
 
-def test_a_function_tool_without_strict_is_refused_as_the_schema_requires():
-    loose = [{k: v for k, v in TOOLS[0].items() if k != "strict"}]
+def test_a_function_tool_without_strict_is_accepted_as_the_api_does():
+    # Source: OpenAI's function-calling guide (https://developers.openai.com/api/docs/guides/function-calling)
+    # and the spec's own createResponse example send flat function tools without `strict`; the API
+    # accepts them (the SDK's FunctionToolParam types it Required only for the response object).
+    loose = [{k: v for k, v in t.items() if k != "strict"} for t in TOOLS]
+    r = client(ScriptedModel([call("get_order_status", order_id="A1001")])).responses.create(
+        model="gpt-5.5", input="Where is A1001?", tools=loose)
+    assert r.output[0].type == "function_call" and r.tools[0].strict is not None
+    without_parameters = [{k: v for k, v in TOOLS[0].items() if k != "parameters"}]
     with pytest.raises(openai.BadRequestError) as e:
-        client(ScriptedModel(["x"])).responses.create(model="gpt-5.5", input="hi", tools=loose)
-    assert e.value.param == "tools[0].strict"
+        client(ScriptedModel(["x"])).responses.create(model="gpt-5.5", input="hi", tools=without_parameters)
+    assert e.value.param == "tools[0].parameters"
 
 
 def test_a_named_function_tool_choice_is_enforced():

@@ -36,6 +36,7 @@ def validate_request(body: dict, models: frozenset[str] | None = None) -> None:
         raise APIRejection("Invalid 'messages': empty array. Expected an array with minimum length 1, but got "
                            "an empty array instead.", "messages", "empty_array")
     check_numbers(body)
+    check_reasoning_model(body)
     if body.get("stream_options") is not None and not body.get("stream"):
         raise APIRejection("The 'stream_options' parameter is only allowed when 'stream' is enabled.",
                            "stream_options", "invalid_value")
@@ -61,6 +62,24 @@ def check_numbers(body: dict) -> None:
         if v is not None and (not isinstance(v, int) or v < 1):
             raise APIRejection(f"Invalid '{key}': integer below minimum value. Expected a value >= 1, but got "
                                f"{v} instead.", key, "integer_below_min_value")
+
+
+# GPT-5 and the o-series are reasoning models: the API refuses `max_tokens` (the spec's
+# CreateChatCompletionRequest: "deprecated in favor of max_completion_tokens, and is not compatible
+# with o-series models") and any temperature but the default 1. gpt-5-chat-* is not a reasoning model.
+REASONING_MODEL = re.compile(r"^(gpt-5(?!-chat)|o\d)")
+
+
+def check_reasoning_model(body: dict) -> None:
+    if not REASONING_MODEL.match(str(body.get("model", ""))):
+        return
+    if body.get("max_tokens") is not None:
+        raise APIRejection("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                           "'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter")
+    temperature = body.get("temperature")
+    if temperature is not None and temperature != 1:
+        raise APIRejection(f"Unsupported value: 'temperature' does not support {temperature} with this model. "
+                           "Only the default (1) value is supported.", "temperature", "unsupported_value")
 
 
 def check_tools(body: dict) -> None:
@@ -109,6 +128,9 @@ def strict_schema_problem(schema: dict, context: tuple = ()) -> str | None:
 
 
 def check_tool_choice(body: dict) -> None:
+    if body.get("parallel_tool_calls") is not None and not body.get("tools"):
+        raise APIRejection("Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when "
+                           "'tools' are specified.", "parallel_tool_calls")
     if "tool_choice" not in body:
         return
     choice = body["tool_choice"]

@@ -35,10 +35,11 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
         if tool.get("type") == "function" and not tool.get("name"):
             raise APIRejection(f"Missing required parameter: 'tools[{i}].name'.", f"tools[{i}].name",
                                "missing_required_parameter")
-        for key in ("strict", "parameters"):  # both required (null allowed) by the spec and the SDK's types
-            if tool.get("type") == "function" and key not in tool:
-                raise APIRejection(f"Missing required parameter: 'tools[{i}].{key}'.", f"tools[{i}].{key}",
-                                   "missing_required_parameter")
+        # `parameters` is required (null allowed); `strict` may be left out: the spec's own createResponse
+        # example and OpenAI's function-calling guide send tools without it (the response echoes strict).
+        if tool.get("type") == "function" and "parameters" not in tool:
+            raise APIRejection(f"Missing required parameter: 'tools[{i}].parameters'.", f"tools[{i}].parameters",
+                               "missing_required_parameter")
         if tool.get("type") != "function":
             raise script_error(f"hosted tools (here '{tool.get('type')}') run on OpenAI's side; the scripted "
                                "model only simulates function tools.", f"tools[{i}].type")
