@@ -44,6 +44,9 @@ async def call(api: WebAPI, name: str, **arguments):
         return await client.call_tool(name, arguments)
 
 
+SEARCH = WebAPI.PRICES["/search"]  # credits a search costs (a page costs fewer)
+
+
 def text(result) -> str:
     return result.content[0].text if result.content else ""
 
@@ -70,7 +73,7 @@ async def test_search_returns_only_title_url_and_snippet(api, stub):
     hits = result.structured_content["results"]
     assert hits[0]["url"] == GUIDE and len(hits) == 2
     assert all(set(hit) == {"title", "url", "snippet"} for hit in hits)  # no tracking, favicon, scores...
-    assert result.structured_content["budget_left"] == 19 and stub.requests == 1
+    assert result.structured_content["budget_left"] == 20 - SEARCH and stub.requests == 1
 
 
 async def test_news_returns_recent_articles_newest_first(api):
@@ -175,7 +178,7 @@ async def test_rate_limiting_is_retried_once_after_the_retry_after_delay(api, st
     stub.fail(429, retry_after=2)
     result = await call(api, "search", query="kettle")
     assert not result.is_error and result.structured_content["results"]
-    assert naps == [2.0] and stub.requests == 2 and api.budget.spent == 1
+    assert naps == [2.0] and stub.requests == 2 and api.budget.spent == SEARCH
     assert api.retries == ["429 rate limited: waited 2 s (Retry-After), then retried once"]
 
 
@@ -221,7 +224,7 @@ async def test_a_rate_limit_after_a_server_error_is_not_reported_as_a_second_rat
 async def test_a_server_error_is_retried_once(api, stub):
     stub.fail(503)
     result = await call(api, "search", query="kettle")
-    assert not result.is_error and stub.requests == 2 and api.budget.spent == 1
+    assert not result.is_error and stub.requests == 2 and api.budget.spent == SEARCH
 
 
 async def test_two_server_errors_advise_trying_later_and_are_refunded(api, stub):
@@ -233,19 +236,19 @@ async def test_two_server_errors_advise_trying_later_and_are_refunded(api, stub)
 
 async def test_a_timed_out_request_keeps_its_credit_because_the_provider_may_have_charged_it(stub):
     stub.delay = 1.0
-    api = WebAPI(stub.url, budget=1, timeout=0.2)
+    api = WebAPI(stub.url, budget=SEARCH, timeout=0.2)
     async with Client(build_server(api)) as client:
         results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     stub.settle()
     assert "did not answer within 0.2 s" in text(results[0]) and "Try once more" in text(results[0])
     assert all("budget is spent" in text(r) for r in results[1:])
-    assert api.budget.spent == 1 and 1000 - stub.credits == 1 and stub.requests == 1
+    assert api.budget.spent == SEARCH and 1000 - stub.credits == SEARCH and stub.requests == 1
 
 
 async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_charges_no_more_than_the_budget(
         stub, capfd):
     stub.delay = 1.0  # every request still succeeds, and is charged, after the client stopped waiting
-    api = WebAPI(stub.url, budget=2, timeout=5.0)
+    api = WebAPI(stub.url, budget=2 * SEARCH, timeout=5.0)
     async with Client(build_server(api), read_timeout_seconds=0.2) as client:
         for _ in range(7):
             try:
@@ -253,7 +256,7 @@ async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_cha
             except MCPError:
                 pass  # the client's own timeout
     stub.settle()
-    assert 1000 - stub.credits <= 2 and api.budget.spent == 2
+    assert 1000 - stub.credits <= 2 * SEARCH and api.budget.spent == 2 * SEARCH
     assert "Traceback" not in capfd.readouterr().err  # the stub says nothing about clients that left
 
 
@@ -261,7 +264,7 @@ async def test_a_200_whose_body_does_not_parse_keeps_its_credit_and_advises_tryi
     stub.garbled = True
     result = await call(api, "search", query="kettle")
     assert result.is_error and "sent an answer that cannot be read" in text(result) and "Try once more" in text(result)
-    assert api.budget.spent == 1 and 1000 - stub.credits == 1
+    assert api.budget.spent == SEARCH and 1000 - stub.credits == SEARCH
 
 
 @pytest.mark.parametrize("tool, arguments, key", [
@@ -308,17 +311,17 @@ async def test_a_wrong_api_key_tells_the_user_which_variable_to_set():
 
 
 async def test_the_budget_runs_out_with_advice_and_no_further_requests(stub):
-    api = WebAPI(stub.url, budget=2)
+    api = WebAPI(stub.url, budget=2 * SEARCH)
     async with Client(build_server(api)) as client:
         results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     assert [r.is_error for r in results] == [False, False, True]
-    assert "budget is spent (2 of 2 credits)" in text(results[2]) and stub.requests == 2
+    assert f"budget is spent ({2 * SEARCH} of {2 * SEARCH} credits)" in text(results[2]) and stub.requests == 2
     assert results[1].structured_content["budget_left"] == 0
 
 
 async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
     stub.delay = 0.05  # every request is in flight while the others start
-    api = WebAPI(stub.url, budget=7)
+    api = WebAPI(stub.url, budget=7 * SEARCH)
     results = []
     async with Client(build_server(api)) as client:
 
@@ -332,11 +335,11 @@ async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
     assert len(results) == 50
     assert sum(not r.is_error for r in results) == 7
     assert all("budget is spent" in text(r) for r in results if r.is_error)
-    assert stub.requests == 7 and api.budget.spent == 7 and stub.credits == 1000 - 7
+    assert stub.requests == 7 and api.budget.spent == 7 * SEARCH and stub.credits == 1000 - 7 * SEARCH
 
 
 async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(stub, naps):
-    api = WebAPI(stub.url, budget=3, sleep=naps)
+    api = WebAPI(stub.url, budget=3 * SEARCH, sleep=naps)
     stub.fail(500, times=6)  # three calls, each tried twice, all fail
     async with Client(build_server(api)) as client:
         async with anyio.create_task_group() as tg:
@@ -344,7 +347,7 @@ async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(st
                 tg.start_soon(client.call_tool, "search", {"query": "kettle"})
         assert api.budget.spent == 0
         later = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
-    assert not any(r.is_error for r in later) and api.budget.spent == 3
+    assert not any(r.is_error for r in later) and api.budget.spent == 3 * SEARCH
 
 
 @pytest.mark.parametrize("url", ["https://home.example.org/guides/descale-kettle", "http://93.184.216.34/",
@@ -368,3 +371,48 @@ def test_the_stub_api_accepts_a_burst_of_parallel_connections_at_once(stub):
         for s in sockets:
             s.close()
     assert refused == [0] * 40
+
+
+# -- prices per endpoint, and what the provider billed (issue 24) -------------------------------
+async def test_a_search_is_refused_for_lack_of_credit_while_a_cheaper_page_is_still_read(stub):
+    api = WebAPI(stub.url, budget=SEARCH + 1)  # one search, then one credit left: less than a search costs
+    async with Client(build_server(api)) as client:
+        first = await client.call_tool("search", {"query": "kettle"})
+        refused = await client.call_tool("search", {"query": "kettle"})
+        page = await client.call_tool("read_page", {"url": GUIDE})
+    assert not first.is_error and refused.is_error and "budget is spent" in text(refused)
+    assert not page.is_error and page.structured_content["budget_left"] == 0 and stub.requests == 2
+
+
+async def test_billed_less_than_reserved_is_refunded_and_more_is_spent(stub):
+    api = WebAPI(stub.url, budget=10)
+    stub.prices["/search"] = 1  # a provider discount: reserved 2, billed 1
+    cheap = await call(api, "search", query="kettle")
+    assert cheap.structured_content["budget_left"] == 9 and api.budget.spent == 1
+    stub.prices["/page"] = 4  # a long page billed 4 where 1 was reserved
+    dear = await call(api, "read_page", url=GUIDE)
+    assert not dear.is_error and api.budget.spent == 5 == 1000 - stub.credits
+    assert api.settled == ["/search: reserved 2, billed 1", "/page: reserved 1, billed 4"]
+
+
+async def test_a_provider_that_does_not_say_what_it_billed_keeps_the_reservation(stub, monkeypatch):
+    import course.servers.web_client as web_client
+    monkeypatch.setattr(web_client, "billed", lambda r: None)
+    api = WebAPI(stub.url, budget=10)
+    await call(api, "search", query="kettle")
+    assert api.budget.spent == SEARCH and api.settled == []
+
+
+async def test_a_connect_failure_refunds_but_a_timeout_keeps_the_reservation(stub):
+    import socket
+    with socket.socket() as s:  # a port nobody listens on: the connection is refused, no request is sent
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    unreachable = WebAPI(closed, budget=10)
+    result = await call(unreachable, "search", query="kettle")
+    assert result.is_error and "cannot be reached" in text(result) and unreachable.budget.spent == 0
+    stub.delay = 0.5
+    slow = WebAPI(stub.url, budget=10, timeout=0.1)
+    result = await call(slow, "search", query="kettle")
+    stub.settle()
+    assert "did not answer" in text(result) and slow.budget.spent == SEARCH == 1000 - stub.credits

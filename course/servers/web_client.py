@@ -25,7 +25,9 @@ UNREACHABLE = ("The web API cannot be reached. Answer without web results and te
 class WebAPI:
     """Client of the web-search API: trimmed answers, a per-session credit budget, failures as advice."""
 
-    COST = 1  # credits per request, as the provider charges
+    # Credits per request, per endpoint, from the provider's price list: a search costs more than a page.
+    # What is reserved is this price; what the provider says it billed (X-Credits-Used) settles it.
+    PRICES = {"/search": 2, "/news": 2, "/page": 1}
 
     def __init__(self, base_url: str = DEFAULT_API_URL, *, budget: int = 20, timeout: float = 5.0,
                  api_key: str | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
@@ -34,6 +36,7 @@ class WebAPI:
         self.budget = CreditBudget(budget)
         self.sleep = sleep  # tests pass a recorder, so a 429 retry takes no real time
         self.retries: list[str] = []  # what was retried and why (the notebook shows it)
+        self.settled: list[str] = []  # reserved vs billed, when they differ (the notebook shows it)
 
     async def search(self, query: str, n: int) -> dict:
         data = await self._get("/search", {"q": query, "n": n})
@@ -57,21 +60,35 @@ class WebAPI:
                 "budget_left": self.budget.left}
 
     async def _get(self, path: str, params: dict, what: str = "") -> dict:
-        await self.budget.reserve(self.COST)  # first, before any await that could let another call in
+        price = self.PRICES[path]
+        await self.budget.reserve(price)  # first, before any await that could let another call in
         try:
-            return await self._request(path, params, what)
+            data, billed = await self._request(path, params, what)
         except NotCharged:  # anything else (a timeout, a cancelled call, a garbled 200) may have been charged
-            self.budget.refund(self.COST)
+            self.budget.refund(price)
             raise
+        self.settle(path, price, billed)
+        return data
 
-    async def _request(self, path: str, params: dict, what: str) -> dict:
+    def settle(self, path: str, reserved: int, billed: int | None) -> None:
+        """Make the budget say what the provider billed: refund what was reserved too much, spend what it
+        charged on top (the call has happened: the budget may end up below zero, and the next call is refused)."""
+        if billed is None or billed == reserved:
+            return
+        if billed < reserved:
+            self.budget.refund(reserved - billed)
+        else:
+            self.budget.spent += billed - reserved
+        self.settled.append(f"{path}: reserved {reserved}, billed {billed}")
+
+    async def _request(self, path: str, params: dict, what: str) -> tuple[dict, int | None]:
         async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout,
                                       verify=tls_context()) as http:
             first: int | None = None  # the status of the first attempt, once we retry
             while True:
                 r = await self._send(http, path, params)
                 if r.status_code == 200:
-                    return parsed(r)
+                    return parsed(r), billed(r)
                 if first is None and r.status_code == 429 and retry_after(r) <= MAX_POLITE_WAIT:
                     wait = retry_after(r)
                     self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
@@ -100,6 +117,14 @@ class WebAPI:
 def tls_context() -> ssl.SSLContext:
     """httpx2's default TLS context, built once: building one per client costs ~20 ms of CPU."""
     return httpx2.create_ssl_context()
+
+
+def billed(r: httpx2.Response) -> int | None:
+    """The credits the provider says this request cost (X-Credits-Used), or None if it does not say."""
+    try:
+        return max(0, int(r.headers["X-Credits-Used"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def retry_after(r: httpx2.Response) -> float:

@@ -50,8 +50,9 @@ def build_server(api: Any = None, *, token: Any = None) -> MCPServer:
     one process share it. `api` is a `WebAPI` or, on the class server, a stand-in that finds each
     learner's own; `token` a bearer token or a verifier (`bearer_auth`)."""
     api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
-    mcp = StrictServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
-                    "from a small budget: prefer the shop's own documents when they answer the question.",
+    mcp = StrictServer("course-web", instructions="Web search, news and page reading. A search or news call costs 2 "
+                    "credits, reading a page 1, from a small budget: prefer the shop's own documents "
+                    "when they answer the question.",
                     log_level="WARNING", **bearer_auth(token))
     tool = described(mcp)
 
@@ -59,7 +60,7 @@ def build_server(api: Any = None, *, token: Any = None) -> MCPServer:
     async def search(query: Query, n: Count = 5) -> dict[str, Any]:
         """Search the public web. Returns title, URL and a short snippet per result.
         Use it for facts outside the shop's own documents (consumer law, carriers, product news).
-        For recent events prefer `news`; to read a result in full use `read_page`. Costs 1 credit."""
+        For recent events prefer `news`; to read a result in full use `read_page`. Costs 2 credits."""
         return await api.search(query, n)
 
     @tool(annotations=WEB)
@@ -68,7 +69,7 @@ def build_server(api: Any = None, *, token: Any = None) -> MCPServer:
                    ) -> dict[str, Any]:
         """Recent news articles (newest first): title, source, date, URL and a one-line summary.
         Use it for current events such as strikes, recalls or delays; for background use `search`.
-        Costs 1 credit."""
+        Costs 2 credits."""
         return await api.news(query, n, days)
 
     @tool(annotations=WEB)
