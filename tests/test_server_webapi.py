@@ -380,7 +380,8 @@ async def test_a_search_is_refused_for_lack_of_credit_while_a_cheaper_page_is_st
         first = await client.call_tool("search", {"query": "kettle"})
         refused = await client.call_tool("search", {"query": "kettle"})
         page = await client.call_tool("read_page", {"url": GUIDE})
-    assert not first.is_error and refused.is_error and "budget is spent" in text(refused)
+    assert not first.is_error and refused.is_error and "spent down to 1 of 3 credits" in text(refused)
+    assert "this call costs 2" in text(refused)
     assert not page.is_error and page.structured_content["budget_left"] == 0 and stub.requests == 2
 
 

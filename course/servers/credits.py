@@ -33,6 +33,10 @@ class CreditBudget:
 
     async def reserve(self, cost: int) -> None:
         async with self._lock:
+            if cost > self.left > 0:  # prices differ per call: what is left may still pay for a cheaper one
+                raise ToolError(f"The web budget is spent down to {self.left} of {self.total} credits, and this "
+                                f"call costs {cost}. Do not call it again; a cheaper web call may still fit, or "
+                                "answer from what you already have.")
             if cost > self.left:
                 raise ToolError(f"The web budget is spent ({self.spent} of {self.total} credits). "
                                 "Do not call web tools again; answer from what you already have and tell the "
