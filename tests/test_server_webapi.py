@@ -417,3 +417,23 @@ async def test_a_connect_failure_refunds_but_a_timeout_keeps_the_reservation(stu
     result = await call(slow, "search", query="kettle")
     stub.settle()
     assert "did not answer" in text(result) and slow.budget.spent == SEARCH == 1000 - stub.credits
+
+
+async def test_every_request_shares_one_http_client_with_split_timeouts(stub, monkeypatch):
+    import httpx2
+
+    import course.servers.web_client as web_client
+    made = []
+    real = httpx2.AsyncClient
+    monkeypatch.setattr(web_client.httpx2, "AsyncClient", lambda **kw: made.append(kw) or real(**kw))
+    api = WebAPI(stub.url, budget=20, timeout=4.0, connect_timeout=1.5)
+    async with Client(build_server(api)) as client:
+        for _ in range(3):
+            assert not (await client.call_tool("search", {"query": "kettle"})).is_error
+        await client.call_tool("read_page", {"url": GUIDE})
+    assert len(made) == 1 and stub.requests == 4
+    timeout = api.http().timeout
+    assert (timeout.connect, timeout.read) == (1.5, 4.0)
+    await api.aclose()
+    assert api.http() is not None and len(made) == 2  # a closed client is replaced, not reused
+    await api.aclose()

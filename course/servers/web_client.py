@@ -30,8 +30,13 @@ class WebAPI:
     PRICES = {"/search": 2, "/news": 2, "/page": 1}
 
     def __init__(self, base_url: str = DEFAULT_API_URL, *, budget: int = 20, timeout: float = 5.0,
-                 api_key: str | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
-        self.base_url, self.timeout = base_url.rstrip("/"), timeout
+                 connect_timeout: float = 2.0, api_key: str | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+        # Split timeouts: a provider that is down should fail fast (connect), one that is slow to answer
+        # gets longer (read), and only the read timeout can have been billed.
+        self.base_url, self.timeout, self.connect_timeout = base_url.rstrip("/"), timeout, connect_timeout
+        self._http: httpx2.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.headers = {"X-Api-Key": api_key} if api_key else {}
         self.budget = CreditBudget(budget)
         self.sleep = sleep  # tests pass a recorder, so a 429 retry takes no real time
@@ -81,24 +86,38 @@ class WebAPI:
             self.budget.spent += billed - reserved
         self.settled.append(f"{path}: reserved {reserved}, billed {billed}")
 
+    def http(self) -> httpx2.AsyncClient:
+        """The one HTTP client every request shares: its pool keeps connections open between calls (no
+        TCP and TLS handshake per search). Made in the running event loop, because a client's connections
+        belong to the loop that opened them; a new loop (another `asyncio.run`) gets a new client."""
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._loop is not loop or self._http.is_closed:
+            self._http = httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, verify=tls_context(),
+                                            timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout))
+            self._loop = loop
+        return self._http
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+
     async def _request(self, path: str, params: dict, what: str) -> tuple[dict, int | None]:
-        async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout,
-                                      verify=tls_context()) as http:
-            first: int | None = None  # the status of the first attempt, once we retry
-            while True:
-                r = await self._send(http, path, params)
-                if r.status_code == 200:
-                    return parsed(r), billed(r)
-                if first is None and r.status_code == 429 and retry_after(r) <= MAX_POLITE_WAIT:
-                    wait = retry_after(r)
-                    self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
-                    await self.sleep(wait)
-                elif first is None and r.status_code >= 500:
-                    self.retries.append(f"{r.status_code} server error: retried once")
-                    await self.sleep(0.5)
-                else:
-                    raise NotCharged(advice(r, what, first))
-                first = r.status_code
+        http = self.http()
+        first: int | None = None  # the status of the first attempt, once we retry
+        while True:
+            r = await self._send(http, path, params)
+            if r.status_code == 200:
+                return parsed(r), billed(r)
+            if first is None and r.status_code == 429 and retry_after(r) <= MAX_POLITE_WAIT:
+                wait = retry_after(r)
+                self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
+                await self.sleep(wait)
+            elif first is None and r.status_code >= 500:
+                self.retries.append(f"{r.status_code} server error: retried once")
+                await self.sleep(0.5)
+            else:
+                raise NotCharged(advice(r, what, first))
+            first = r.status_code
 
     async def _send(self, http: httpx2.AsyncClient, path: str, params: dict) -> httpx2.Response:
         try:
@@ -115,7 +134,7 @@ class WebAPI:
 
 @functools.cache
 def tls_context() -> ssl.SSLContext:
-    """httpx2's default TLS context, built once: building one per client costs ~20 ms of CPU."""
+    """httpx2's default TLS context, built once: building one costs ~20 ms of CPU (one per event loop's client)."""
     return httpx2.create_ssl_context()
 
 
