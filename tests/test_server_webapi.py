@@ -437,3 +437,37 @@ async def test_every_request_shares_one_http_client_with_split_timeouts(stub, mo
     await api.aclose()
     assert api.http() is not None and len(made) == 2  # a closed client is replaced, not reused
     await api.aclose()
+
+
+# -- the budget across a restart (issue 24) ------------------------------------------------------
+async def test_a_budget_file_keeps_what_was_spent_across_a_restart(stub, tmp_path):
+    path = tmp_path / "budget.json"
+    first = WebAPI(stub.url, budget=5, budget_file=str(path))
+    await call(first, "search", query="kettle")
+    await call(first, "search", query="kettle")
+    restarted = WebAPI(stub.url, budget=5, budget_file=str(path))  # a new process reads the same file
+    assert restarted.budget.spent == 2 * SEARCH
+    result = await call(restarted, "search", query="kettle")
+    assert result.is_error and "down to 1 of 5" in text(result) and stub.requests == 2
+    assert not (await call(restarted, "read_page", url=GUIDE)).is_error and restarted.budget.left == 0
+    assert WebAPI(stub.url, budget=5).budget.spent == 0  # without a file, a restart starts afresh
+
+
+async def test_refunds_and_surcharges_reach_the_budget_file(stub, tmp_path):
+    path = tmp_path / "budget.json"
+    api = WebAPI(stub.url, budget=10, budget_file=str(path))
+    stub.fail(402)
+    await call(api, "search", query="kettle")  # refunded: the provider did not bill it
+    assert json.loads(path.read_text())["spent"] == 0
+    stub.prices["/page"] = 3
+    await call(api, "read_page", url=GUIDE)
+    assert json.loads(path.read_text()) == {"spent": 3, "total": 10}
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"spent": "lots"}', "[]"])
+def test_a_damaged_budget_file_is_refused_with_what_to_do(tmp_path, content):
+    path = tmp_path / "budget.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match="budget file .* (cannot be read|whole number)") as e:
+        WebAPI("http://127.0.0.1:1", budget_file=str(path))
+    assert "budget.json" in str(e.value)

@@ -30,7 +30,7 @@ class WebAPI:
     PRICES = {"/search": 2, "/news": 2, "/page": 1}
 
     def __init__(self, base_url: str = DEFAULT_API_URL, *, budget: int = 20, timeout: float = 5.0,
-                 connect_timeout: float = 2.0, api_key: str | None = None,
+                 connect_timeout: float = 2.0, api_key: str | None = None, budget_file: str | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
         # Split timeouts: a provider that is down should fail fast (connect), one that is slow to answer
         # gets longer (read), and only the read timeout can have been billed.
@@ -38,7 +38,7 @@ class WebAPI:
         self._http: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.headers = {"X-Api-Key": api_key} if api_key else {}
-        self.budget = CreditBudget(budget)
+        self.budget = CreditBudget(budget, budget_file)  # with a file, a restart keeps what was spent
         self.sleep = sleep  # tests pass a recorder, so a 429 retry takes no real time
         self.retries: list[str] = []  # what was retried and why (the notebook shows it)
         self.settled: list[str] = []  # reserved vs billed, when they differ (the notebook shows it)
@@ -83,7 +83,7 @@ class WebAPI:
         if billed < reserved:
             self.budget.refund(reserved - billed)
         else:
-            self.budget.spent += billed - reserved
+            self.budget.charge(billed - reserved)
         self.settled.append(f"{path}: reserved {reserved}, billed {billed}")
 
     def http(self) -> httpx2.AsyncClient:

@@ -1,6 +1,6 @@
 """A REST API wrapped as agent tools: web search, news and page reading with a credit budget (lesson 5).
 
-    python -m course.servers.webapi [--api http://127.0.0.1:8765] [--budget 20]
+    python -m course.servers.webapi [--api http://127.0.0.1:8765] [--budget 20] [--budget-file FILE]
     (start the API first: `make stub-api`, or python -m course.servers.stub_api)
 
 The pattern for any paid API: check arguments before spending anything, give the model only
@@ -90,8 +90,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = command_line(__doc__.splitlines()[0], "course.servers.webapi")
     parser.add_argument("--api", default=os.environ.get(API_URL_ENV, DEFAULT_API_URL), help="the REST API's URL")
     parser.add_argument("--budget", type=int, default=20, help="credits one session may spend")
+    parser.add_argument("--budget-file", default=None, help="keep what was spent in this file, across restarts")
     args = parser.parse_args(argv)
-    serve(build_server, args, api=WebAPI(args.api, budget=args.budget, api_key=os.environ.get(API_KEY_ENV)))
+    serve(build_server, args, api=WebAPI(args.api, budget=args.budget, api_key=os.environ.get(API_KEY_ENV),
+                                         budget_file=args.budget_file))
 
 
 if __name__ == "__main__":
