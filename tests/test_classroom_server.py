@@ -37,7 +37,7 @@ def server(tmp_path_factory, stub):
     old = os.environ.get("COURSE_WEBAPI_URL")
     os.environ["COURSE_WEBAPI_URL"] = stub.url
     try:
-        with serving(tokens, "--embedder", "lexical", "--budget", "2", "--data", str(folder / "work")) as url:
+        with serving(tokens, "--embedder", "lexical", "--budget", "4", "--data", str(folder / "work")) as url:
             yield url, by_name, folder / "work"
     finally:
         os.environ.pop("COURSE_WEBAPI_URL") if old is None else os.environ.update(COURSE_WEBAPI_URL=old)
@@ -67,7 +67,7 @@ async def test_one_learner_cannot_spend_anothers_web_credits(server):
         spent = [await anna.execute("search", '{"query": "carrier strike", "n": 1}') for _ in range(3)]
         bens = json.loads(await ben.execute("search", '{"query": "carrier strike", "n": 1}'))
     assert json.loads(spent[1])["budget_left"] == 0 and "budget is spent" in spent[2]
-    assert bens["budget_left"] == 1  # a budget of 2, one call: anna's spending did not touch it
+    assert bens["budget_left"] == 2  # a budget of 4, one 2-credit search: anna's spending did not touch it
 
 
 async def test_each_learner_has_a_call_log_of_their_own_with_no_token_in_it(server):

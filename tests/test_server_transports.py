@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from course.paths import ROOT
 from course.processes import stop, wait_for_port
 from course.servers import TOKEN_ENV, free_port, http_server
+from course.servers.stub_api import StubAPI
 from course.servers.wire import recorded
 
 pytestmark = pytest.mark.anyio
@@ -122,7 +123,7 @@ def test_the_stub_api_runs_as_a_module_and_counts_requests():
         stats = json.load(urllib.request.urlopen(f"{base}/admin/stats"))
     finally:
         stop(proc)
-    assert stats == {"requests": 1, "credits": 4, "pending_failures": 0}
+    assert stats == {"requests": 1, "credits": 5 - StubAPI.PRICES["/search"], "pending_failures": 0}
 
 
 def test_the_mcp_json_example_launches_modules_that_exist():

@@ -44,6 +44,9 @@ async def call(api: WebAPI, name: str, **arguments):
         return await client.call_tool(name, arguments)
 
 
+SEARCH = WebAPI.PRICES["/search"]  # credits a search costs (a page costs fewer)
+
+
 def text(result) -> str:
     return result.content[0].text if result.content else ""
 
@@ -70,7 +73,7 @@ async def test_search_returns_only_title_url_and_snippet(api, stub):
     hits = result.structured_content["results"]
     assert hits[0]["url"] == GUIDE and len(hits) == 2
     assert all(set(hit) == {"title", "url", "snippet"} for hit in hits)  # no tracking, favicon, scores...
-    assert result.structured_content["budget_left"] == 19 and stub.requests == 1
+    assert result.structured_content["budget_left"] == 20 - SEARCH and stub.requests == 1
 
 
 async def test_news_returns_recent_articles_newest_first(api):
@@ -175,7 +178,7 @@ async def test_rate_limiting_is_retried_once_after_the_retry_after_delay(api, st
     stub.fail(429, retry_after=2)
     result = await call(api, "search", query="kettle")
     assert not result.is_error and result.structured_content["results"]
-    assert naps == [2.0] and stub.requests == 2 and api.budget.spent == 1
+    assert naps == [2.0] and stub.requests == 2 and api.budget.spent == SEARCH
     assert api.retries == ["429 rate limited: waited 2 s (Retry-After), then retried once"]
 
 
@@ -221,7 +224,7 @@ async def test_a_rate_limit_after_a_server_error_is_not_reported_as_a_second_rat
 async def test_a_server_error_is_retried_once(api, stub):
     stub.fail(503)
     result = await call(api, "search", query="kettle")
-    assert not result.is_error and stub.requests == 2 and api.budget.spent == 1
+    assert not result.is_error and stub.requests == 2 and api.budget.spent == SEARCH
 
 
 async def test_two_server_errors_advise_trying_later_and_are_refunded(api, stub):
@@ -233,19 +236,19 @@ async def test_two_server_errors_advise_trying_later_and_are_refunded(api, stub)
 
 async def test_a_timed_out_request_keeps_its_credit_because_the_provider_may_have_charged_it(stub):
     stub.delay = 1.0
-    api = WebAPI(stub.url, budget=1, timeout=0.2)
+    api = WebAPI(stub.url, budget=SEARCH, timeout=0.2)
     async with Client(build_server(api)) as client:
         results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     stub.settle()
     assert "did not answer within 0.2 s" in text(results[0]) and "Try once more" in text(results[0])
     assert all("budget is spent" in text(r) for r in results[1:])
-    assert api.budget.spent == 1 and 1000 - stub.credits == 1 and stub.requests == 1
+    assert api.budget.spent == SEARCH and 1000 - stub.credits == SEARCH and stub.requests == 1
 
 
 async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_charges_no_more_than_the_budget(
         stub, capfd):
     stub.delay = 1.0  # every request still succeeds, and is charged, after the client stopped waiting
-    api = WebAPI(stub.url, budget=2, timeout=5.0)
+    api = WebAPI(stub.url, budget=2 * SEARCH, timeout=5.0)
     async with Client(build_server(api), read_timeout_seconds=0.2) as client:
         for _ in range(7):
             try:
@@ -253,7 +256,7 @@ async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_cha
             except MCPError:
                 pass  # the client's own timeout
     stub.settle()
-    assert 1000 - stub.credits <= 2 and api.budget.spent == 2
+    assert 1000 - stub.credits <= 2 * SEARCH and api.budget.spent == 2 * SEARCH
     assert "Traceback" not in capfd.readouterr().err  # the stub says nothing about clients that left
 
 
@@ -261,7 +264,7 @@ async def test_a_200_whose_body_does_not_parse_keeps_its_credit_and_advises_tryi
     stub.garbled = True
     result = await call(api, "search", query="kettle")
     assert result.is_error and "sent an answer that cannot be read" in text(result) and "Try once more" in text(result)
-    assert api.budget.spent == 1 and 1000 - stub.credits == 1
+    assert api.budget.spent == SEARCH and 1000 - stub.credits == SEARCH
 
 
 @pytest.mark.parametrize("tool, arguments, key", [
@@ -308,17 +311,17 @@ async def test_a_wrong_api_key_tells_the_user_which_variable_to_set():
 
 
 async def test_the_budget_runs_out_with_advice_and_no_further_requests(stub):
-    api = WebAPI(stub.url, budget=2)
+    api = WebAPI(stub.url, budget=2 * SEARCH)
     async with Client(build_server(api)) as client:
         results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     assert [r.is_error for r in results] == [False, False, True]
-    assert "budget is spent (2 of 2 credits)" in text(results[2]) and stub.requests == 2
+    assert f"budget is spent ({2 * SEARCH} of {2 * SEARCH} credits)" in text(results[2]) and stub.requests == 2
     assert results[1].structured_content["budget_left"] == 0
 
 
 async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
     stub.delay = 0.05  # every request is in flight while the others start
-    api = WebAPI(stub.url, budget=7)
+    api = WebAPI(stub.url, budget=7 * SEARCH)
     results = []
     async with Client(build_server(api)) as client:
 
@@ -332,11 +335,11 @@ async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
     assert len(results) == 50
     assert sum(not r.is_error for r in results) == 7
     assert all("budget is spent" in text(r) for r in results if r.is_error)
-    assert stub.requests == 7 and api.budget.spent == 7 and stub.credits == 1000 - 7
+    assert stub.requests == 7 and api.budget.spent == 7 * SEARCH and stub.credits == 1000 - 7 * SEARCH
 
 
 async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(stub, naps):
-    api = WebAPI(stub.url, budget=3, sleep=naps)
+    api = WebAPI(stub.url, budget=3 * SEARCH, sleep=naps)
     stub.fail(500, times=6)  # three calls, each tried twice, all fail
     async with Client(build_server(api)) as client:
         async with anyio.create_task_group() as tg:
@@ -344,7 +347,7 @@ async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(st
                 tg.start_soon(client.call_tool, "search", {"query": "kettle"})
         assert api.budget.spent == 0
         later = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
-    assert not any(r.is_error for r in later) and api.budget.spent == 3
+    assert not any(r.is_error for r in later) and api.budget.spent == 3 * SEARCH
 
 
 @pytest.mark.parametrize("url", ["https://home.example.org/guides/descale-kettle", "http://93.184.216.34/",
@@ -370,23 +373,101 @@ def test_the_stub_api_accepts_a_burst_of_parallel_connections_at_once(stub):
     assert refused == [0] * 40
 
 
-# -- per-endpoint prices (lesson 5) ----------------------------------------------------------
-async def test_with_per_endpoint_prices_a_search_is_refused_for_lack_of_credit_while_a_page_still_fits(stub, naps):
-    api = WebAPI(stub.url, budget=4, timeout=2.0, sleep=naps, prices={"/search": 3, "/news": 3, "/page": 1})
-    first = await call(api, "search", query="refund policy", n=2)
-    assert not first.is_error and first.structured_content["budget_left"] == 1
-    refused = await call(api, "search", query="shipping times", n=2)
-    assert refused.is_error and "costs 3 credits and only 1 of 4 are left" in text(refused)
-    assert stub.requests == 1 and api.budget.spent == 3  # refused before any request: nothing sent, nothing spent
-    page = await call(api, "read_page", url=first.structured_content["results"][0]["url"])
-    assert not page.is_error and page.structured_content["budget_left"] == 0
-    spent = await call(api, "read_page", url=first.structured_content["results"][0]["url"])
-    assert spent.is_error and "budget is spent (4 of 4 credits)" in text(spent) and stub.requests == 2
+# -- prices per endpoint, and what the provider billed (issue 24) -------------------------------
+async def test_a_search_is_refused_for_lack_of_credit_while_a_cheaper_page_is_still_read(stub):
+    api = WebAPI(stub.url, budget=SEARCH + 1)  # one search, then one credit left: less than a search costs
+    async with Client(build_server(api)) as client:
+        first = await client.call_tool("search", {"query": "kettle"})
+        refused = await client.call_tool("search", {"query": "kettle"})
+        page = await client.call_tool("read_page", {"url": GUIDE})
+    assert not first.is_error and refused.is_error and "spent down to 1 of 3 credits" in text(refused)
+    assert "this call costs 2" in text(refused)
+    assert not page.is_error and page.structured_content["budget_left"] == 0 and stub.requests == 2
 
 
-async def test_an_endpoint_without_a_price_costs_the_flat_rate_and_a_free_failure_refunds_its_own_price(stub, naps):
-    api = WebAPI(stub.url, budget=10, timeout=2.0, sleep=naps, prices={"/search": 3})
-    assert (api.price("/search"), api.price("/news"), api.price("/page")) == (3, WebAPI.COST, WebAPI.COST)
-    stub.credits = 0  # the provider answers 402: documented as free, so the 3 reserved come back
-    r = await call(api, "search", query="refund policy", n=2)
-    assert r.is_error and "HTTP 402" in text(r) and api.budget.spent == 0
+async def test_billed_less_than_reserved_is_refunded_and_more_is_spent(stub):
+    api = WebAPI(stub.url, budget=10)
+    stub.prices["/search"] = 1  # a provider discount: reserved 2, billed 1
+    cheap = await call(api, "search", query="kettle")
+    assert cheap.structured_content["budget_left"] == 9 and api.budget.spent == 1
+    stub.prices["/page"] = 4  # a long page billed 4 where 1 was reserved
+    dear = await call(api, "read_page", url=GUIDE)
+    assert not dear.is_error and api.budget.spent == 5 == 1000 - stub.credits
+    assert api.settled == ["/search: reserved 2, billed 1", "/page: reserved 1, billed 4"]
+
+
+async def test_a_provider_that_does_not_say_what_it_billed_keeps_the_reservation(stub, monkeypatch):
+    import course.servers.web_client as web_client
+    monkeypatch.setattr(web_client, "billed", lambda r: None)
+    api = WebAPI(stub.url, budget=10)
+    await call(api, "search", query="kettle")
+    assert api.budget.spent == SEARCH and api.settled == []
+
+
+async def test_a_connect_failure_refunds_but_a_timeout_keeps_the_reservation(stub):
+    import socket
+    with socket.socket() as s:  # a port nobody listens on: the connection is refused, no request is sent
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    unreachable = WebAPI(closed, budget=10)
+    result = await call(unreachable, "search", query="kettle")
+    assert result.is_error and "cannot be reached" in text(result) and unreachable.budget.spent == 0
+    stub.delay = 0.5
+    slow = WebAPI(stub.url, budget=10, timeout=0.1)
+    result = await call(slow, "search", query="kettle")
+    stub.settle()
+    assert "did not answer" in text(result) and slow.budget.spent == SEARCH == 1000 - stub.credits
+
+
+async def test_every_request_shares_one_http_client_with_split_timeouts(stub, monkeypatch):
+    import httpx2
+
+    import course.servers.web_client as web_client
+    made = []
+    real = httpx2.AsyncClient
+    monkeypatch.setattr(web_client.httpx2, "AsyncClient", lambda **kw: made.append(kw) or real(**kw))
+    api = WebAPI(stub.url, budget=20, timeout=4.0, connect_timeout=1.5)
+    async with Client(build_server(api)) as client:
+        for _ in range(3):
+            assert not (await client.call_tool("search", {"query": "kettle"})).is_error
+        await client.call_tool("read_page", {"url": GUIDE})
+    assert len(made) == 1 and stub.requests == 4
+    timeout = api.http().timeout
+    assert (timeout.connect, timeout.read) == (1.5, 4.0)
+    await api.aclose()
+    assert api.http() is not None and len(made) == 2  # a closed client is replaced, not reused
+    await api.aclose()
+
+
+# -- the budget across a restart (issue 24) ------------------------------------------------------
+async def test_a_budget_file_keeps_what_was_spent_across_a_restart(stub, tmp_path):
+    path = tmp_path / "budget.json"
+    first = WebAPI(stub.url, budget=5, budget_file=str(path))
+    await call(first, "search", query="kettle")
+    await call(first, "search", query="kettle")
+    restarted = WebAPI(stub.url, budget=5, budget_file=str(path))  # a new process reads the same file
+    assert restarted.budget.spent == 2 * SEARCH
+    result = await call(restarted, "search", query="kettle")
+    assert result.is_error and "down to 1 of 5" in text(result) and stub.requests == 2
+    assert not (await call(restarted, "read_page", url=GUIDE)).is_error and restarted.budget.left == 0
+    assert WebAPI(stub.url, budget=5).budget.spent == 0  # without a file, a restart starts afresh
+
+
+async def test_refunds_and_surcharges_reach_the_budget_file(stub, tmp_path):
+    path = tmp_path / "budget.json"
+    api = WebAPI(stub.url, budget=10, budget_file=str(path))
+    stub.fail(402)
+    await call(api, "search", query="kettle")  # refunded: the provider did not bill it
+    assert json.loads(path.read_text())["spent"] == 0
+    stub.prices["/page"] = 3
+    await call(api, "read_page", url=GUIDE)
+    assert json.loads(path.read_text()) == {"spent": 3, "total": 10}
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"spent": "lots"}', "[]"])
+def test_a_damaged_budget_file_is_refused_with_what_to_do(tmp_path, content):
+    path = tmp_path / "budget.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match="budget file .* (cannot be read|whole number)") as e:
+        WebAPI("http://127.0.0.1:1", budget_file=str(path))
+    assert "budget.json" in str(e.value)

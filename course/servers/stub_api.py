@@ -3,8 +3,9 @@
     python -m course.servers.stub_api [--port 8765] [--credits 1000]      (or: make stub-api)
 
 It serves deterministic data on 127.0.0.1 and behaves like a real provider where it matters:
-answers carry more fields than a model needs, every successful request costs a credit from
-the account (402 once it is empty: the provider's balance, not the wrapper's session budget),
+answers carry more fields than a model needs, every successful request costs credits (per
+endpoint, said in its X-Credits-Used header) from the account (402 once it is empty: the
+provider's balance, not the wrapper's session budget),
 and it fails on demand (402, 429 with Retry-After, 5xx, slow answers), switched on by a test or
 the notebook through `StubAPI.fail(...)` or `POST /admin/fail`. Like a real provider it charges
 a request that succeeded even when the client stopped waiting for the answer. Two ways to
@@ -38,11 +39,12 @@ class StubAPI:
     until no request is being answered (a slow one goes on after its client gave up).
     """
 
-    COST = 1  # credits per successful request
+    PRICES = {"/search": 2, "/news": 2, "/page": 1}  # credits per successful request; `prices` may change them
 
     def __init__(self, port: int = 0, *, credits: int = 1000, api_key: str | None = None):
         self.port, self.credits, self.api_key = port, credits, api_key
         self.requests = 0
+        self.prices = dict(self.PRICES)  # a test raises one to show a call that costs more than was reserved
         self.delay = 0.0  # seconds to wait before answering (to exercise timeouts)
         self.oversize = 0  # > 0: search and news ignore n and send this many hits of this many characters each
         self.garbled = False  # True: successful answers (still charged) have a body that is not JSON
@@ -62,6 +64,7 @@ class StubAPI:
     def reset(self, credits: int = 1000) -> None:
         with self._lock:
             self.requests, self.credits, self.delay, self.oversize, self.garbled = 0, credits, 0.0, 0, False
+            self.prices = dict(self.PRICES)
             self._failures.clear()
 
     def settle(self, timeout: float = 30.0) -> None:
@@ -137,13 +140,15 @@ class StubAPI:
             return failure["status"], extra, {"error": _REASONS.get(failure["status"], "error")}
         status, data = self._route(parts.path, args)
         if status == 200:
+            price = self.prices.get(parts.path, 1)
             with self._lock:
-                if self.credits < self.COST:
+                if self.credits < price:
                     return 402, {}, {"error": "payment_required", "message": "The account has no credits left."}
-                self.credits -= self.COST
+                self.credits -= price
                 data["credits_remaining"] = self.credits
             if self.garbled:
                 return status, {}, b'{"results": [{"title": "Kettle'  # cut off mid-answer
+            return status, {"X-Credits-Used": str(price)}, data  # what this request was billed
         return status, {}, data
 
     def _route(self, path: str, args: dict) -> tuple[int, dict]:

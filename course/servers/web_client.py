@@ -25,19 +25,23 @@ UNREACHABLE = ("The web API cannot be reached. Answer without web results and te
 class WebAPI:
     """Client of the web-search API: trimmed answers, a per-session credit budget, failures as advice."""
 
-    COST = 1  # credits per request, as the provider charges, unless `prices` names the endpoint's own price
+    # Credits per request, per endpoint, from the provider's price list: a search costs more than a page.
+    # What is reserved is this price; what the provider says it billed (X-Credits-Used) settles it.
+    PRICES = {"/search": 2, "/news": 2, "/page": 1}
 
     def __init__(self, base_url: str = DEFAULT_API_URL, *, budget: int = 20, timeout: float = 5.0,
-                 api_key: str | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 prices: dict[str, int] | None = None):
-        self.base_url, self.timeout = base_url.rstrip("/"), timeout
-        # Providers price endpoints apart (a search costs more than fetching one page): {"/search": 3, ...}.
-        # Each call reserves its own endpoint's price, so a budget too low for a search still reads a page.
-        self.prices = dict(prices or {})
+                 connect_timeout: float = 2.0, api_key: str | None = None, budget_file: str | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+        # Split timeouts: a provider that is down should fail fast (connect), one that is slow to answer
+        # gets longer (read), and only the read timeout can have been billed.
+        self.base_url, self.timeout, self.connect_timeout = base_url.rstrip("/"), timeout, connect_timeout
+        self._http: httpx2.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.headers = {"X-Api-Key": api_key} if api_key else {}
-        self.budget = CreditBudget(budget)
+        self.budget = CreditBudget(budget, budget_file)  # with a file, a restart keeps what was spent
         self.sleep = sleep  # tests pass a recorder, so a 429 retry takes no real time
         self.retries: list[str] = []  # what was retried and why (the notebook shows it)
+        self.settled: list[str] = []  # reserved vs billed, when they differ (the notebook shows it)
 
     async def search(self, query: str, n: int) -> dict:
         data = await self._get("/search", {"q": query, "n": n})
@@ -61,36 +65,59 @@ class WebAPI:
                 "budget_left": self.budget.left}
 
     async def _get(self, path: str, params: dict, what: str = "") -> dict:
-        cost = self.price(path)
-        await self.budget.reserve(cost)  # first, before any await that could let another call in
+        price = self.PRICES[path]
+        await self.budget.reserve(price)  # first, before any await that could let another call in
         try:
-            return await self._request(path, params, what)
+            data, billed = await self._request(path, params, what)
         except NotCharged:  # anything else (a timeout, a cancelled call, a garbled 200) may have been charged
-            self.budget.refund(cost)
+            self.budget.refund(price)
             raise
+        self.settle(path, price, billed)
+        return data
 
-    def price(self, path: str) -> int:
-        """The credits one request to `path` costs."""
-        return self.prices.get(path, self.COST)
+    def settle(self, path: str, reserved: int, billed: int | None) -> None:
+        """Make the budget say what the provider billed: refund what was reserved too much, spend what it
+        charged on top (the call has happened: the budget may end up below zero, and the next call is refused)."""
+        if billed is None or billed == reserved:
+            return
+        if billed < reserved:
+            self.budget.refund(reserved - billed)
+        else:
+            self.budget.charge(billed - reserved)
+        self.settled.append(f"{path}: reserved {reserved}, billed {billed}")
 
-    async def _request(self, path: str, params: dict, what: str) -> dict:
-        async with httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, timeout=self.timeout,
-                                      verify=tls_context()) as http:
-            first: int | None = None  # the status of the first attempt, once we retry
-            while True:
-                r = await self._send(http, path, params)
-                if r.status_code == 200:
-                    return parsed(r)
-                if first is None and r.status_code == 429 and retry_after(r) <= MAX_POLITE_WAIT:
-                    wait = retry_after(r)
-                    self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
-                    await self.sleep(wait)
-                elif first is None and r.status_code >= 500:
-                    self.retries.append(f"{r.status_code} server error: retried once")
-                    await self.sleep(0.5)
-                else:
-                    raise NotCharged(advice(r, what, first))
-                first = r.status_code
+    def http(self) -> httpx2.AsyncClient:
+        """The one HTTP client every request shares: its pool keeps connections open between calls (no
+        TCP and TLS handshake per search). Made in the running event loop, because a client's connections
+        belong to the loop that opened them; a new loop (another `asyncio.run`) gets a new client."""
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._loop is not loop or self._http.is_closed:
+            self._http = httpx2.AsyncClient(base_url=self.base_url, headers=self.headers, verify=tls_context(),
+                                            timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout))
+            self._loop = loop
+        return self._http
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+
+    async def _request(self, path: str, params: dict, what: str) -> tuple[dict, int | None]:
+        http = self.http()
+        first: int | None = None  # the status of the first attempt, once we retry
+        while True:
+            r = await self._send(http, path, params)
+            if r.status_code == 200:
+                return parsed(r), billed(r)
+            if first is None and r.status_code == 429 and retry_after(r) <= MAX_POLITE_WAIT:
+                wait = retry_after(r)
+                self.retries.append(f"429 rate limited: waited {wait:g} s (Retry-After), then retried once")
+                await self.sleep(wait)
+            elif first is None and r.status_code >= 500:
+                self.retries.append(f"{r.status_code} server error: retried once")
+                await self.sleep(0.5)
+            else:
+                raise NotCharged(advice(r, what, first))
+            first = r.status_code
 
     async def _send(self, http: httpx2.AsyncClient, path: str, params: dict) -> httpx2.Response:
         try:
@@ -107,8 +134,16 @@ class WebAPI:
 
 @functools.cache
 def tls_context() -> ssl.SSLContext:
-    """httpx2's default TLS context, built once: building one per client costs ~20 ms of CPU."""
+    """httpx2's default TLS context, built once: building one costs ~20 ms of CPU (one per event loop's client)."""
     return httpx2.create_ssl_context()
+
+
+def billed(r: httpx2.Response) -> int | None:
+    """The credits the provider says this request cost (X-Credits-Used), or None if it does not say."""
+    try:
+        return max(0, int(r.headers["X-Credits-Used"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def retry_after(r: httpx2.Response) -> float:

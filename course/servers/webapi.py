@@ -1,6 +1,6 @@
 """A REST API wrapped as agent tools: web search, news and page reading with a credit budget (lesson 5).
 
-    python -m course.servers.webapi [--api http://127.0.0.1:8765] [--budget 20]
+    python -m course.servers.webapi [--api http://127.0.0.1:8765] [--budget 20] [--budget-file FILE]
     (start the API first: `make stub-api`, or python -m course.servers.stub_api)
 
 The pattern for any paid API: check arguments before spending anything, give the model only
@@ -50,8 +50,9 @@ def build_server(api: Any = None, *, token: Any = None) -> MCPServer:
     one process share it. `api` is a `WebAPI` or, on the class server, a stand-in that finds each
     learner's own; `token` a bearer token or a verifier (`bearer_auth`)."""
     api = api or WebAPI(os.environ.get(API_URL_ENV, DEFAULT_API_URL), api_key=os.environ.get(API_KEY_ENV))
-    mcp = StrictServer("course-web", instructions="Web search, news and page reading. Every call costs one credit "
-                    "from a small budget: prefer the shop's own documents when they answer the question.",
+    mcp = StrictServer("course-web", instructions="Web search, news and page reading. A search or news call costs 2 "
+                    "credits, reading a page 1, from a small budget: prefer the shop's own documents "
+                    "when they answer the question.",
                     log_level="WARNING", **bearer_auth(token))
     tool = described(mcp)
 
@@ -59,7 +60,7 @@ def build_server(api: Any = None, *, token: Any = None) -> MCPServer:
     async def search(query: Query, n: Count = 5) -> dict[str, Any]:
         """Search the public web. Returns title, URL and a short snippet per result.
         Use it for facts outside the shop's own documents (consumer law, carriers, product news).
-        For recent events prefer `news`; to read a result in full use `read_page`. Costs 1 credit."""
+        For recent events prefer `news`; to read a result in full use `read_page`. Costs 2 credits."""
         return await api.search(query, n)
 
     @tool(annotations=WEB)
@@ -68,7 +69,7 @@ def build_server(api: Any = None, *, token: Any = None) -> MCPServer:
                    ) -> dict[str, Any]:
         """Recent news articles (newest first): title, source, date, URL and a one-line summary.
         Use it for current events such as strikes, recalls or delays; for background use `search`.
-        Costs 1 credit."""
+        Costs 2 credits."""
         return await api.news(query, n, days)
 
     @tool(annotations=WEB)
@@ -89,8 +90,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = command_line(__doc__.splitlines()[0], "course.servers.webapi")
     parser.add_argument("--api", default=os.environ.get(API_URL_ENV, DEFAULT_API_URL), help="the REST API's URL")
     parser.add_argument("--budget", type=int, default=20, help="credits one session may spend")
+    parser.add_argument("--budget-file", default=None, help="keep what was spent in this file, across restarts")
     args = parser.parse_args(argv)
-    serve(build_server, args, api=WebAPI(args.api, budget=args.budget, api_key=os.environ.get(API_KEY_ENV)))
+    serve(build_server, args, api=WebAPI(args.api, budget=args.budget, api_key=os.environ.get(API_KEY_ENV),
+                                         budget_file=args.budget_file))
 
 
 if __name__ == "__main__":
