@@ -117,7 +117,8 @@ async def test_an_older_handshake_era_client_is_served_from_its_tokens_workspace
                                                               "message": "Sent over a 2025-era session."})
     assert not result.is_error
     bens = json.loads((work / "ben" / "shop.json").read_text())["tickets"]
-    annas = json.loads((work / "anna" / "shop.json").read_text())["tickets"]
+    anna = work / "anna" / "shop.json"  # absent when no test before this one had anna write (xdist, -k)
+    annas = json.loads(anna.read_text())["tickets"] if anna.exists() else []
     assert [t["subject"] for t in bens] == ["Legacy"] and annas == []
 
 
