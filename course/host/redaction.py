@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import re
 
+__all__ = ["MASK", "redact"]
+
 MASK = "***"
 _URL_PASSWORD = re.compile(r"(\b[a-zA-Z][\w+.-]*://[^\s:/@]+:)[^\s@/]+@")
 # A name that says "secret" (also inside DB_PASSWORD or OPENAI_API_KEY: `_` defeats \b), then = or :,

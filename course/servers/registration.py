@@ -16,6 +16,8 @@ from pathlib import Path
 
 from mcp import StdioServerParameters
 
+__all__ = ["claude_mcp_add", "expand", "stdio_parameters"]
+
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 

@@ -37,4 +37,7 @@ from course.store import ShopStore
 GIVEN_TOOLS = GIVEN_INJECTION + """
 from course.host.guards import UntrustedInput
 from course.servers import webapi
+from course.architecture.attacks import relay_server
+from course.architecture.attacks import REWORDED_DESCRIPTION
+from course.host.screening import flags
 """
