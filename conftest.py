@@ -32,7 +32,7 @@ GROUPS = {
     # The process sandbox fingerprints the repo's course/ and voids a run that saw it change; some of these
     # tests plant files there on purpose, and the class tests count the `sleep` processes their classes left.
     "grading": ("the repo's course/ and the class's leftover processes", ("tests/test_grading.py",
-                "tests/test_grading_learner.py", "tests/test_grading_class.py")),
+                "tests/test_grading_class.py")),
     "hub": ("system users and the hub's processes", ("tests/test_hub.py",)),
 }
 # The longest groups and items start first, so that no worker begins a long one when the others are done.
