@@ -392,3 +392,18 @@ async def test_disconnecting_one_server_withdraws_only_its_tools():
         with pytest.raises(KeyError, match="no server named 'a'"):
             await host.disconnect("a")
     assert names == ["issue_refund"] and reply == "b refunded 5.00"  # the clash is gone, so is the prefix
+
+
+@pytest.mark.parametrize("returns", ["", "   \n", None, []], ids=["empty", "blank", "none", "empty-list"])
+async def test_an_empty_tool_result_reaches_the_model_as_a_placeholder_it_can_read(returns):
+    from mcp.server.mcpserver import MCPServer
+
+    from course.host.convert import EMPTY_RESULT
+
+    quiet = MCPServer("quiet", log_level="WARNING")
+    quiet.tool(name="find", annotations=types.ToolAnnotations(read_only_hint=True))(lambda: returns)
+    async with McpHost(quiet=True) as host:
+        await host.connect("quiet", in_memory(quiet), allow={"find"})
+        reply = await host.execute("find", "{}")
+    assert reply == EMPTY_RESULT and "not an error" in reply
+    assert result_text(types.CallToolResult(content=[], structured_content={"result": 0})) == '{"result": 0}'

@@ -130,6 +130,19 @@ async def test_a_server_that_prints_to_stdout_is_named_and_still_works(capsys):
     assert "Traceback" not in out.err  # the SDK's parse-error traceback is replaced by that one line
 
 
+async def test_a_banner_printed_without_a_newline_fails_the_connection_at_once_naming_the_glued_line(caplog):
+    import gc
+
+    with pytest.raises(ServerError) as caught:  # with read_timeout=20 it would say "did not answer ... in time"
+        await McpHost(quiet=True).connect("glued", stdio(str(SERVERS / "glued_banner.py")), allow={"echo"},
+                                          read_timeout=20)
+    text = str(caught.value)
+    assert "ran into an MCP reply while connecting, so the reply could not be read" in text
+    assert "| Loading models... {\"jsonrpc\":\"2.0\"" in text and "print nothing to stdout" in text
+    gc.collect()
+    assert "exception was never retrieved" not in caplog.text
+
+
 # -- Streamable HTTP --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def shop_url():

@@ -1,6 +1,7 @@
 """Lesson 8's attacks, run against the course's own code: each test runs the attack with the defence (it is
 stopped) and without it (it works), so it fails when the defence is removed."""
 
+import re
 import sys
 
 import pytest
@@ -17,7 +18,7 @@ from course.architecture.attacks import (
 )
 from course.backend import MODEL
 from course.host import McpHost, ServerError, in_memory, stdio_command
-from course.host.guards import UntrustedInput
+from course.host.guards import UntrustedInput, asked_for
 from course.host.screening import flags, stdio_review
 from course.scripted import ScriptedModel
 from course.servers import docs as docs_server
@@ -50,6 +51,40 @@ async def test_a_poisoned_document_makes_a_gullible_model_refund_unless_the_desk
         assert bool(ShopStore(store).refunds("A1003")) is refunded
         denied = [e for e in host.log if e.tool == "issue_refund" and e.decision == "denied"]
         assert bool(denied) is not refunded  # the log shows the attempt the allowlist stopped
+
+
+OWN = {"order_id": "A1002", "amount": 18.0, "reason": "goodwill gesture"}  # the customer's own order this time
+
+
+def customer_orders_only(question):  # lesson 8's exercise, as solutions/l8-injection-rule.py solves it
+    named = set(re.findall(r"\bA\d{4}\b", question))
+
+    def rule(tool, arguments):
+        order = arguments.get("order_id")
+        return "deny" if order is not None and order not in named else None
+
+    return rule
+
+
+async def _own_refund(tmp_path, rule, question, name):
+    store = tmp_path / f"{name}.json"
+    server = docs_server.build_server(poisoned_docs(tmp_path / f"docs-{name}", refund=OWN), embedder="lexical",
+                                      store_path=store)
+    async with McpHost(approver=ScriptedApprover([True] * 3), rules=[rule(question)], quiet=True) as host:
+        await host.connect("docs", in_memory(server), allow={"read_section", "issue_refund"})
+        await ask(host, question)
+    return ShopStore(store).refunds("A1002"), [e for e in host.log if e.tool == "issue_refund"]
+
+
+async def test_an_injected_refund_of_the_customers_own_order_passes_whose_order_but_not_what_was_asked(tmp_path):
+    asked_about = "Order A1002 arrived broken: how long do I have for a refund?"
+    refunds, tried = await _own_refund(tmp_path, customer_orders_only, asked_about, "whose")
+    assert refunds and tried[0].decision == "approved"  # the scope of customer_orders_only ends here
+    refunds, tried = await _own_refund(tmp_path, asked_for, asked_about, "asked")
+    assert refunds == [] and tried[0].decision == "denied" and "asked_for" in tried[0].decided_by
+    asked = "My mugs from order A1002 arrived broken. Please refund them."
+    refunds, tried = await _own_refund(tmp_path, asked_for, asked, "plain")
+    assert refunds and tried[0].decision == "approved"  # a request in the customer's words still goes to a human
 
 
 async def test_a_web_page_with_instructions_cannot_trigger_a_write_once_the_untrusted_input_rule_is_on(tmp_path):

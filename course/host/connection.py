@@ -88,6 +88,7 @@ class Connection:
         self._http: httpx2.AsyncClient | None = None
         self._closing = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self._ready: asyncio.Future | None = None  # set once connected (or failed)
         self.tools_changed = asyncio.Event()  # the server said its tool list changed
         self.on_tools_changed: Callable[[], Awaitable[None]] | None = None  # then this lists them again
 
@@ -97,6 +98,9 @@ class Connection:
         _warm_up_result_validation()
         conn = cls(name, spec, read_timeout=read_timeout)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        # Read the outcome even when nobody waits any more (after a timeout), so asyncio does not warn.
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())
+        conn._ready = ready
         conn._task = asyncio.create_task(conn._own(ready), name=f"mcp-connection-{name}")
         try:
             # The read timeout bounds connecting too. (The SDK's own server/discover probe waits up to 10 s
@@ -202,6 +206,10 @@ class Connection:
             errors = message.errors()
             line = str(errors[0].get("input", "")) if errors else str(message)
             self.seen.stdout_noise.append(line)
+            if '"jsonrpc"' in line:  # a reply glued to printed text: it can never be read, so fail now
+                self.seen.mangled = True
+                if self._ready is not None and not self._ready.done():
+                    self._ready.set_exception(self._explain(RuntimeError(line), "connecting"))
 
     def stderr_tail(self, limit: int = 4000) -> str:
         """The end of a stdio child's stderr (read without moving the shared file offset)."""

@@ -89,20 +89,29 @@ def capped(text: str, tool: str, limit: int = MAX_RESULT_CHARS) -> str:
             "one page).]")
 
 
+EMPTY_RESULT = ("(the tool returned nothing: no text and no data. This is not an error; if you needed an "
+                "answer from it, say that it found nothing.)")
+EMPTY_STRUCTURED: tuple[object, ...] = (None, {}, [], "", {"result": None}, {"result": ""}, {"result": []})  # what `None`, "" or [] become
+
+
 def result_text(result: types.CallToolResult) -> str:
-    """All of a result's content as text; a failed call always starts with "Error"."""
+    """All of a result's content as text; a failed call always starts with "Error".
+
+    An empty result (no content, blank text, `{"result": null}`) becomes `EMPTY_RESULT`: an empty
+    string in the context reads to many models as a broken call, and they call the tool again.
+    """
     content = result.content
     if len(content) == 1 and not result.is_error and isinstance(content[0], types.TextContent):
-        return content[0].text or "(the tool returned nothing)"  # the common case, kept fast
+        return content[0].text if content[0].text.strip() else EMPTY_RESULT  # the common case, kept fast
     parts = [_part_text(p) for p in result.content]
-    text = "\n".join(p for p in parts if p)
-    if not text and result.structured_content is not None:
+    text = "\n".join(p for p in parts if p.strip())
+    if not text and result.structured_content not in EMPTY_STRUCTURED:
         text = json.dumps(result.structured_content, ensure_ascii=False)
     if result.is_error:
         if not text:
             return "Error: the tool failed without saying why."
         return text if text.startswith("Error") else f"Error: {text}"
-    return text or "(the tool returned nothing)"
+    return text or EMPTY_RESULT
 
 
 def _part_text(part: types.ContentBlock) -> str:

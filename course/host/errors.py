@@ -29,6 +29,7 @@ class Observed:
     http_status: int | None = None  # the last HTTP error status, if any
     token_sent: bool = False
     stdout_noise: list[str] = field(default_factory=list)  # lines a stdio server wrote that are not JSON-RPC
+    mangled: bool = False  # one of those lines held an MCP message: text printed without a newline ran into it
 
 
 def leaves(exc: BaseException) -> Iterator[BaseException]:
@@ -59,16 +60,30 @@ def _unreachable(found: list[BaseException], server: str, where: str) -> ServerE
     return None
 
 
+STDOUT_INTRO = "It wrote this to stdout, which is reserved for MCP messages"
+
+
+def _mangled(seen: Observed, server: str, where: str, during: str) -> ServerError | None:
+    """The reply arrived glued to printed text: waiting longer would never help."""
+    if not seen.mangled:
+        return None
+    return ServerError(server, f"text the server printed to stdout ran into an MCP reply while {during}, "
+                               "so the reply could not be read.",
+                       "a stdio server must print nothing to stdout (here: text printed without a newline "
+                       f"before the reply); log to stderr instead. Run `{where}` in a terminal to see it.",
+                       _quote("\n".join(seen.stdout_noise), STDOUT_INTRO))
+
+
 def explain(exc: BaseException, server: str, where: str, seen: Observed, *, during: str = "connecting") -> ServerError:
     """A `ServerError` for `exc`, raised while `during` (e.g. "connecting", "calling lookup")."""
     found = list(leaves(exc))
     codes = {e.code for e in found if isinstance(e, MCPError)}
     stderr = _quote(seen.stderr, "Its last lines on stderr")
-    noise = _quote("\n".join(seen.stdout_noise), "It wrote this to stdout, which is reserved for MCP messages")
+    noise = _quote("\n".join(seen.stdout_noise), STDOUT_INTRO)
 
-    unreachable = _unreachable(found, server, where)
-    if unreachable is not None:
-        return unreachable
+    early = _unreachable(found, server, where) or _mangled(seen, server, where, during)
+    if early is not None:
+        return early
     status = seen.http_status
     if status == 401:
         problem = ("the server requires a bearer token (401 Unauthorized) and the token was rejected."

@@ -7,16 +7,54 @@ does not run on the model's word alone.
 
     guard = UntrustedInput(host)                  # a rule: reads the host's outcomes
     host.rules.append(guard)                      # or McpHost(rules=[...]) and guard.host = host
+    McpHost(rules=[asked_for(message)])           # a write runs only if the customer's own words ask for it
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 from course.host.convert import open_world
+from course.orders import ORDER_ID
 from course.permissions import Decision
 
-__all__ = ["UntrustedInput", "open_world"]
+__all__ = ["REQUESTS", "UntrustedInput", "asked_for", "open_world"]
+
+# What a customer writes when they *ask for* an action, not when they ask *about* it
+# ("how long do I have for a refund?" asks about refunds; "please refund A1002" asks for one).
+REQUESTS: dict[str, re.Pattern[str]] = {
+    "issue_refund": re.compile(r"\b(please refund|refund (me|it|my|this|that|the|order)|(i want|i'd like|i would like|"
+                               r"i need|can i (get|have)|give me) (a |my )?(refund|money back))\b", re.I),
+    "cancel_order": re.compile(r"\b(please cancel|cancel (it|my|this|that|the|order)|(i want|i'd like|i would like|"
+                               r"i need) to cancel)\b", re.I),
+}
+
+
+def asked_for(message: str, requests: dict[str, re.Pattern[str]] = REQUESTS) -> Callable[..., Decision | None]:
+    """A rule: a write on an order runs only if the customer's **own message** names that order *and* asks for it.
+
+    Lesson 8's `customer_orders_only` ties a call to *whose* order it is; a poisoned document can
+    still ask for a refund of the customer's own order (A1002, for a customer who wrote about
+    A1002 but asked only how long refunds take). This rule ties it to *what was asked*: the
+    action (`requests[tool]`, a pattern of request phrases) and the order must both be in the
+    message the customer typed, never only in text the model read. Its scope ends there: it
+    reads words, so a request worded another way is denied too (the desk then asks the customer
+    to say it plainly), and the amount is still for the human approver to check.
+    """
+    orders = set(ORDER_ID.findall(message))
+    wanted = {tool for tool, pattern in requests.items() if pattern.search(message)}
+
+    def rule(tool: str, arguments: dict) -> Decision | None:
+        if tool not in requests:  # reads, and writes this rule knows nothing about: the other rules decide
+            return None
+        if tool in wanted and arguments.get("order_id") in orders:
+            return None  # asked for: still a write, so the usual policy asks a human
+        return "deny"
+
+    rule.__name__ = "asked_for"  # the decision log names the rule
+    return rule
 
 
 class UntrustedInput:
