@@ -89,9 +89,10 @@ def capped(text: str, tool: str, limit: int = MAX_RESULT_CHARS) -> str:
             "one page).]")
 
 
-EMPTY_RESULT = ("(the tool returned nothing: no text and no data. This is not an error; if you needed an "
-                "answer from it, say that it found nothing.)")
-EMPTY_STRUCTURED: tuple[object, ...] = (None, {}, [], "", {"result": None}, {"result": ""}, {"result": []})  # what `None`, "" or [] become
+EMPTY_RESULT = ("(the tool returned nothing: no text and no data. This is not an error; if you needed "
+                "an answer from it, say that it found nothing.)")
+# What a tool's `None`, "" or [] become as structured content.
+EMPTY_STRUCTURED: tuple[object, ...] = (None, {}, [], "", {"result": None}, {"result": ""}, {"result": []})
 
 
 def result_text(result: types.CallToolResult) -> str:
