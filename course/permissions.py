@@ -170,19 +170,28 @@ class DecisionLog:
     def __iter__(self):
         return iter(self.entries)
 
-    def rows(self) -> list[dict]:
+    def rows(self, arguments_width: int = 60) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
         settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
-        return [{"#": i, "tool": printable(e.tool), "arguments": _short(e.arguments), "decision": e.decision,
+        return [{"#": i, "tool": printable(e.tool), "arguments": _short(e.arguments, arguments_width),
+                 "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
                  **({"outcome": e.outcome or "-"} if settled else {}),
                  "after": f"{e.elapsed:.2f} s"} for i, e in enumerate(self.entries, 1)]
 
-    def show(self) -> None:
-        """Print the log as a plain-text table ("after" = seconds since the log started)."""
+    def show(self, columns: list[str] | None = None, *, arguments_width: int = 60) -> None:
+        """Print the log as a plain-text table ("after" = seconds since the log started).
+
+        `columns` picks some (e.g. to fit a narrow window: a line that wraps is unreadable);
+        `arguments_width` cuts the arguments shorter.
+        """
         from course.show import table
 
-        table(self.rows())
+        rows = self.rows(arguments_width)
+        unknown = sorted(set(columns or ()) - set(rows[0] if rows else columns or ()))
+        if unknown:
+            raise ValueError(f"no column {', '.join(unknown)}; the log has {', '.join(rows[0])}.")
+        table(rows, columns)
 
 
 def _short(arguments: dict, width: int = 60) -> str:

@@ -393,6 +393,15 @@ def test_the_chosen_approver_keeps_the_notebooks_answers_and_timeout(monkeypatch
     assert choose_approver(timeout=7).timeout == 7
 
 
+def test_course_approval_timeout_overrides_the_notebooks_timeout_and_a_bad_value_says_what_to_use(monkeypatch):
+    monkeypatch.setenv("COURSE_APPROVER", "widget")
+    monkeypatch.setenv("COURSE_APPROVAL_TIMEOUT", "8")
+    assert choose_approver(timeout=60).timeout == 8
+    monkeypatch.setenv("COURSE_APPROVAL_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="COURSE_APPROVAL_TIMEOUT='soon' is not a number of seconds above 0"):
+        choose_approver()
+
+
 def test_a_misspelt_course_approver_says_what_is_allowed(monkeypatch):
     monkeypatch.setenv("COURSE_APPROVER", "buttons")
     with pytest.raises(ValueError, match="COURSE_APPROVER='buttons' is not an approver; use one of widget, scripted"):

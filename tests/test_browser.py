@@ -208,19 +208,30 @@ def course_kernel_installed(env: dict) -> bool:
 
 
 @contextlib.contextmanager
-def lab_page(tmp_path: Path, name: str, cells=None, **launch) -> Iterator[tuple]:
+def lab_page(tmp_path: Path, name: str, cells=None, *, lesson: Path | None = None, env: dict | None = None,
+             **launch) -> Iterator[tuple]:
     """(page, lab, store path): notebook `name` open in a throw-away JupyterLab, its kernel idle and known.
 
-    `cells(store_path)` gives the notebook's cells (the default asks twice); `launch` goes to chromium.
-    On the way out the browser closes and JupyterLab stops, and the server must be gone."""
+    `cells(store_path)` gives the notebook's cells (the default asks twice); `lesson` is a course
+    notebook to open instead (its outputs cleared); `env` is added to JupyterLab's environment;
+    `launch` goes to chromium. On the way out the browser closes and JupyterLab stops, and the
+    server must be gone."""
     chromium = require_browser()
     from playwright.sync_api import expect, sync_playwright
 
     root, home = tmp_path / "lab", tmp_path / "home"
     root.mkdir()
     store_path = tmp_path / "shop.json"
-    write_notebook(root / name, store_path, cells(store_path) if cells else None)
+    if lesson is not None:
+        nb = nbformat.read(lesson, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nbformat.write(nb, root / name)
+    else:
+        write_notebook(root / name, store_path, cells(store_path) if cells else None)
     lab = Lab(root, home)
+    lab.env.update(env or {})
     assert course_kernel_installed(lab.env), "the kernel 'course' is missing: run `make setup`."
     lab.start()
     try:
@@ -406,3 +417,29 @@ def test_a_prompt_waiting_when_the_tab_reloads_can_still_be_answered_or_cancelle
         expect(idle).to_be_visible(timeout=WAIT_MS)
     store = ShopStore(store_path)
     assert store.refunds() == [] and store.order("A1003")["status"] == "cancelled"
+
+
+LESSON_6 = Path(__file__).parent.parent / "notebooks" / "06_mcp_client.ipynb"
+PROMPTS_IN_LESSON_6 = 4  # the ticket, the refund, the refund of each agent run (sections 4-6)
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(900)
+def test_under_run_all_of_lesson_6_with_nobody_clicking_every_prompt_is_on_screen_when_it_appears(tmp_path):
+    """Issue 22.6: the first prompt sat below the visible screen and timed out unseen. Each prompt must
+    come into the viewport by itself (a screenshot of each is kept in the test's folder)."""
+    from playwright.sync_api import expect
+
+    with lab_page(tmp_path, "06_mcp_client.ipynb", lesson=LESSON_6, env={"COURSE_APPROVAL_TIMEOUT": "12"},
+                  viewport={"width": 1400, "height": 900}) as (page, _, _store):
+        run_all(page)
+        waiting = page.locator("[class*=course-approval-]").filter(has=page.get_by_role("button", name="Reject",
+                                                                                        disabled=False))
+        for n in range(1, PROMPTS_IN_LESSON_6 + 1):
+            expect(waiting).to_have_count(1, timeout=300_000)  # the next prompt has appeared
+            prompt = waiting.first
+            expect(prompt).to_be_in_viewport(timeout=8_000)  # and has come on screen without anyone scrolling
+            page.screenshot(path=str(tmp_path / f"prompt-{n}.png"))
+            expect(waiting).to_have_count(0, timeout=60_000)  # nobody clicks: it times out
+        expect(page.get_by_text("child processes still running: []")).to_be_visible(timeout=300_000)
+    assert [p.name for p in sorted(tmp_path.glob("prompt-*.png"))] == [f"prompt-{n}.png" for n in range(1, 5)]

@@ -57,6 +57,17 @@ async def test_a_wrong_module_name_is_explained_with_the_childs_stderr():
     assert "Check: the module name" in text
 
 
+async def test_a_server_that_stops_saying_why_gets_advice_about_its_reason_not_about_stdout(tmp_path):
+    script = tmp_path / "no_db.py"
+    script.write_text("import sys\nsys.stderr.write('could not reach the database at db.internal:5432\\n')\n"
+                      "sys.exit(3)\n")
+    with pytest.raises(ServerError) as caught:
+        await quiet_host().connect("orders", stdio(str(script)), allow=set())
+    text = str(caught.value)
+    assert "| could not reach the database at db.internal:5432" in text
+    assert "Check: its last lines on stderr above say why it stopped" in text and "printing to stdout" not in text
+
+
 async def test_child_processes_shows_a_stdio_server_until_its_host_closes():
     host = quiet_host()
     try:

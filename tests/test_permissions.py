@@ -112,6 +112,17 @@ def test_the_log_keeps_every_decision_in_order_and_prints_a_table(capsys):
     assert all(word in out[3] for word in ("issue_refund", "rejected", "human (buttons)", "rule refund_limit"))
 
 
+def test_the_log_can_print_fewer_columns_and_shorter_arguments_to_fit_a_narrow_window(capsys):
+    log = DecisionLog()
+    log.record("issue_refund", {**REFUND, "reason": "The seat of the office chair slowly sinks."}, "rejected",
+               "human (buttons)", asked_because="risk: write")
+    log.show(["#", "tool", "arguments", "decision"], arguments_width=24)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["#", "tool", "arguments", "decision"] and max(map(len, out)) <= 52
+    with pytest.raises(ValueError, match="no column outcome; the log has #, tool"):
+        log.show(["outcome"])
+
+
 def test_the_log_keeps_a_copy_of_the_arguments():
     arguments = {"order_id": "A1001"}
     log = DecisionLog()

@@ -1,7 +1,6 @@
 """Lesson 8's attacks, run against the course's own code: each test runs the attack with the defence (it is
 stopped) and without it (it works), so it fails when the defence is removed."""
 
-import re
 import sys
 
 import pytest
@@ -18,7 +17,7 @@ from course.architecture.attacks import (
 )
 from course.backend import MODEL
 from course.host import McpHost, ServerError, in_memory, stdio_command
-from course.host.guards import UntrustedInput, asked_for
+from course.host.guards import UntrustedInput, asked_for, own_orders
 from course.host.screening import flags, stdio_review
 from course.scripted import ScriptedModel
 from course.servers import docs as docs_server
@@ -56,16 +55,6 @@ async def test_a_poisoned_document_makes_a_gullible_model_refund_unless_the_desk
 OWN = {"order_id": "A1002", "amount": 18.0, "reason": "goodwill gesture"}  # the customer's own order this time
 
 
-def customer_orders_only(question):  # lesson 8's exercise, as solutions/l8-injection-rule.py solves it
-    named = set(re.findall(r"\bA\d{4}\b", question))
-
-    def rule(tool, arguments):
-        order = arguments.get("order_id")
-        return "deny" if order is not None and order not in named else None
-
-    return rule
-
-
 async def _own_refund(tmp_path, rule, question, name):
     store = tmp_path / f"{name}.json"
     server = docs_server.build_server(poisoned_docs(tmp_path / f"docs-{name}", refund=OWN), embedder="lexical",
@@ -78,8 +67,8 @@ async def _own_refund(tmp_path, rule, question, name):
 
 async def test_an_injected_refund_of_the_customers_own_order_passes_whose_order_but_not_what_was_asked(tmp_path):
     asked_about = "Order A1002 arrived broken: how long do I have for a refund?"
-    refunds, tried = await _own_refund(tmp_path, customer_orders_only, asked_about, "whose")
-    assert refunds and tried[0].decision == "approved"  # the scope of customer_orders_only ends here
+    refunds, tried = await _own_refund(tmp_path, own_orders, asked_about, "whose")
+    assert refunds and tried[0].decision == "approved"  # whose order: the scope of own_orders (lesson 8's exercise) ends here
     refunds, tried = await _own_refund(tmp_path, asked_for, asked_about, "asked")
     assert refunds == [] and tried[0].decision == "denied" and "asked_for" in tried[0].decided_by
     asked = "My mugs from order A1002 arrived broken. Please refund them."

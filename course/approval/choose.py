@@ -20,8 +20,10 @@ def choose_approver(scripted: Iterable[bool] = (), *, timeout: float = DEFAULT_T
 
     `COURSE_APPROVER` (widget, scripted, terminal, yes, no) overrides; otherwise `CI` or
     `COURSE_HEADLESS` -> the `scripted` answers; a Jupyter kernel -> buttons; a terminal ->
-    `input()`; anything else -> the scripted answers.
+    `input()`; anything else -> the scripted answers. `COURSE_APPROVAL_TIMEOUT` (seconds)
+    overrides `timeout`, e.g. for a rehearsal of a lesson nobody clicks through.
     """
+    timeout = _timeout(timeout)
     choice = os.environ.get("COURSE_APPROVER", "").strip().lower()
     if choice and choice not in APPROVERS:
         raise ValueError(f"COURSE_APPROVER={choice!r} is not an approver; use one of {', '.join(APPROVERS)}, "
@@ -42,6 +44,19 @@ def choose_approver(scripted: Iterable[bool] = (), *, timeout: float = DEFAULT_T
     if choice in ("yes", "no"):
         return AutoApprover(choice == "yes")
     return ScriptedApprover(list(scripted))
+
+
+def _timeout(default: float) -> float:
+    text = os.environ.get("COURSE_APPROVAL_TIMEOUT", "").strip()
+    if not text:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise ValueError(f"COURSE_APPROVAL_TIMEOUT={text!r} is not a number of seconds above 0; e.g. 30, or unset it.")
+    return seconds
 
 
 def _flag(name: str) -> bool:

@@ -120,15 +120,29 @@ def _box_class() -> type:
 
 
 def scroll_into_view(marker: str) -> str:
-    """Script for JupyterLab: bring the prompt on screen (Run All leaves the view at the last cell)."""
+    """Script for JupyterLab: bring the prompt on screen, and keep it there until the page settles.
+
+    Run All leaves the view at the last cell. One `scrollIntoView` is not enough: JupyterLab
+    lays out the cells it scrolls past only then (their height was a guess), which pushes the
+    prompt back below the screen. So the script checks every 0.1 s and scrolls again until the
+    prompt has stayed in view for half a second (or 15 s have passed).
+    """
     return f"""
 (function () {{
-  let tries = 0;
+  let ticks = 0, steady = 0;
   const timer = setInterval(function () {{
     const box = document.querySelector({json.dumps("." + marker)});
-    if (box || ++tries > 100) {{
-      clearInterval(timer);
-      if (box) box.scrollIntoView({{block: "center"}});
+    if (++ticks > 150) {{ clearInterval(timer); return; }}
+    if (!box) return;
+    const pane = box.closest(".jp-WindowedPanel-outer") || document.documentElement;
+    const view = pane.getBoundingClientRect(), r = box.getBoundingClientRect();
+    const bottom = Math.min(view.bottom, window.innerHeight), tall = r.height > bottom - view.top;
+    const seen = tall ? Math.abs(r.top - view.top) < 60 : r.top >= view.top && r.bottom <= bottom;
+    if (seen) {{
+      if (++steady >= 5) clearInterval(timer);
+    }} else {{
+      steady = 0;
+      box.scrollIntoView({{block: tall ? "start" : "center"}});
     }}
   }}, 100);
 }})();

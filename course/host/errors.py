@@ -146,6 +146,9 @@ def _start_hint(stderr: str, where: str) -> str:
         return f"the arguments after the module or script in `{where}`: the server's usage line above lists them."
     if "can't open file" in stderr or "No such file" in stderr:
         return f"the script path in `{where}` (relative paths start from the current directory)."
+    if stderr.strip():  # it said why it stopped: that is the lead, not how a server should behave
+        return (f"its last lines on stderr above say why it stopped; fix that (a setting, a service it needs), "
+                f"then run `{where}` in a terminal: it should wait for input.")
     return f"run `{where}` in a terminal: a stdio server should wait for input without printing to stdout."
 
 

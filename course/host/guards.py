@@ -20,7 +20,7 @@ from course.host.convert import open_world
 from course.orders import ORDER_ID
 from course.permissions import Decision
 
-__all__ = ["REQUESTS", "UntrustedInput", "asked_for", "open_world"]
+__all__ = ["REQUESTS", "UntrustedInput", "asked_for", "open_world", "own_orders"]
 
 # What a customer writes when they *ask for* an action, not when they ask *about* it
 # ("how long do I have for a refund?" asks about refunds; "please refund A1002" asks for one).
@@ -30,6 +30,21 @@ REQUESTS: dict[str, re.Pattern[str]] = {
     "cancel_order": re.compile(r"\b(please cancel|cancel (it|my|this|that|the|order)|(i want|i'd like|i would like|"
                                r"i need) to cancel)\b", re.I),
 }
+
+
+def own_orders(message: str) -> Callable[..., Decision | None]:
+    """A rule: a call on an order the customer's message does not name is denied (lesson 8's l8-injection-rule).
+
+    It decides *whose* order, not whether the customer asked for the action: see `asked_for`.
+    """
+    named = set(ORDER_ID.findall(message))
+
+    def rule(tool: str, arguments: dict) -> Decision | None:
+        order = arguments.get("order_id")
+        return "deny" if order is not None and order not in named else None
+
+    rule.__name__ = "own_orders"
+    return rule
 
 
 def asked_for(message: str, requests: dict[str, re.Pattern[str]] = REQUESTS) -> Callable[..., Decision | None]:
