@@ -427,7 +427,8 @@ PROMPTS_IN_LESSON_6 = 4  # the ticket, the refund, the refund of each agent run 
 @pytest.mark.timeout(900)
 def test_under_run_all_of_lesson_6_with_nobody_clicking_every_prompt_is_on_screen_when_it_appears(tmp_path):
     """Issue 22.6: the first prompt sat below the visible screen and timed out unseen. Each prompt must
-    come into the viewport by itself (a screenshot of each is kept in the test's folder)."""
+    come into the viewport by itself (a screenshot of each is kept in the test's folder), and the
+    decision log's table must not wrap in a 1400-px window."""
     from playwright.sync_api import expect
 
     with lab_page(tmp_path, "06_mcp_client.ipynb", lesson=LESSON_6, env={"COURSE_APPROVAL_TIMEOUT": "12"},
@@ -444,4 +445,12 @@ def test_under_run_all_of_lesson_6_with_nobody_clicking_every_prompt_is_on_scree
             expect(page.locator(f".{marker}").get_by_role("button", name="Reject", disabled=False)).to_have_count(
                 0, timeout=60_000)
         expect(page.get_by_text("child processes still running: []")).to_be_visible(timeout=300_000)
+        # The decision log's table: with its lines unwrapped, it must still fit the output's width.
+        table = page.locator(".jp-OutputArea-output pre").filter(has_text="decision  decided by").first
+        table.scroll_into_view_if_needed()
+        widths = table.evaluate("""el => { const before = el.style.whiteSpace; el.style.whiteSpace = "pre";
+            const fit = {needs: el.scrollWidth, has: el.clientWidth}; el.style.whiteSpace = before; return fit; }""")
+        assert widths["needs"] <= widths["has"], f"the decision log wraps: {widths}"
+        table.screenshot(path=str(tmp_path / "decision-log.png"))
     assert [p.name for p in sorted(tmp_path.glob("prompt-*.png"))] == [f"prompt-{n}.png" for n in range(1, 5)]
+    assert (tmp_path / "decision-log.png").exists()
