@@ -5,6 +5,7 @@
 See `course/host/host.py` for the rules, `offering.py` for what the model sees and `calls.py` for
 running its calls; `servers.py` for where a server is; `connection.py` for one client per server;
 `validation.py` for checking arguments against a tool's schema;
+`tool_search.py` for many tools (a `search_tools` meta-tool, definitions loaded on demand);
 `errors.py` for what went wrong, `replies.py` for what the model reads about it and `notes.py`
 for what you read; `convert.py` for tools and results; `course.processes` for what is still running.
 Lesson 8 adds `context.py` (resources and prompts), `trace.py` (one request on the wire),
