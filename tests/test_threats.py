@@ -68,7 +68,7 @@ async def _own_refund(tmp_path, rule, question, name):
 async def test_an_injected_refund_of_the_customers_own_order_passes_whose_order_but_not_what_was_asked(tmp_path):
     asked_about = "Order A1002 arrived broken: how long do I have for a refund?"
     refunds, tried = await _own_refund(tmp_path, own_orders, asked_about, "whose")
-    assert refunds and tried[0].decision == "approved"  # whose order: the scope of own_orders (lesson 8's exercise) ends here
+    assert refunds and tried[0].decision == "approved"  # own_orders (lesson 8's exercise) checks whose order only
     refunds, tried = await _own_refund(tmp_path, asked_for, asked_about, "asked")
     assert refunds == [] and tried[0].decision == "denied" and "asked_for" in tried[0].decided_by
     asked = "My mugs from order A1002 arrived broken. Please refund them."
