@@ -15,6 +15,9 @@ import tempfile
 from pathlib import Path
 from course.host import McpHost, context_message, in_memory
 from course.servers.docs import build_server
+import sqlite3
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 from course.agent import arun_agent
 from mcp import MCPError
 from mcp.types import INVALID_PARAMS
@@ -35,6 +38,7 @@ from course.architecture.attacks import EVIL_PAGE, PoisonedWeb, poisoned_docs, r
 from course.store import ShopStore
 """
 GIVEN_TOOLS = GIVEN_INJECTION + """
+from course.host import guards
 from course.host.guards import UntrustedInput
 from course.servers import webapi
 from course.architecture.attacks import relay_server
