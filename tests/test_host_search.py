@@ -4,9 +4,11 @@ import json
 
 import pytest
 
+from course.agent import Limits, arun_agent
 from course.approval import ScriptedApprover
 from course.host import McpHost, in_memory
 from course.host.tool_search import SEARCH_TOOLS, ToolSearch
+from course.scripted import ScriptedModel, call
 from servers import paginated
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
@@ -52,3 +54,15 @@ async def test_tool_search_finds_only_what_the_allowlist_offers_and_calls_still_
         search = ToolSearch(host)
         assert search.search("tool number 4") == ["tool_1"]  # tool_4 is hidden: only "tool", "number" match tool_1
         assert "not available" in await search.execute("tool_4", '{"x": 1}')  # the host's allowlist answer
+
+
+async def test_the_agent_loop_sends_the_loaded_definitions_from_the_step_after_the_search():
+    model = ScriptedModel([call(SEARCH_TOOLS, query="tool number 7"), call("tool_7", x=2), "tool_7 says tool_7(2)."])
+    async with await big_host() as host:
+        search = ToolSearch(host)
+        result = await arun_agent(model.async_client(max_retries=0), "gpt-4.1-mini", "Run tool 7 on 2.",
+                                  tools=search.tools, execute=search.execute, limits=Limits(max_steps=4))
+    sent = [[t["function"]["name"] for t in request["tools"]] for request in model.requests]
+    assert sent[0] == [SEARCH_TOOLS] and "tool_7" in sent[1] and len(sent[1]) == 4
+    assert result.stop_reason == "done" and [m["content"] for m in result.messages if m["role"] == "tool"][-1] == \
+        "tool_7(2)"

@@ -45,7 +45,8 @@ class ToolSearch:
 
     def __init__(self, host: McpHost, *, always: Iterable[str] = (), limit: int = 3):
         self.host, self.limit = host, limit
-        self.loaded: list[str] = [name for name in always if name in host.offered]
+        names = sorted(always) if isinstance(always, set | frozenset) else list(always)  # the same order every run
+        self.loaded: list[str] = [name for name in names if name in host.offered]
         self.tools: list[dict] = []  # the definitions to send: updated in place
         self._sync()
 
