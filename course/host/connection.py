@@ -78,8 +78,10 @@ def _warm_up_result_validation() -> None:
 class Connection:
     """An open connection to one server. Create with `await Connection.open(name, spec)`."""
 
-    def __init__(self, name: str, spec: ServerSpec, *, read_timeout: float):
+    def __init__(self, name: str, spec: ServerSpec, *, read_timeout: float,
+                 elicitation: Callable[..., Awaitable[types.ElicitResult]] | None = None):
         self.name, self.spec, self.read_timeout = name, spec, read_timeout
+        self.elicitation = elicitation  # lesson 9: declares the elicitation capability, answers the questions
         self.client: Client | None = None
         self.seen = Observed()
         self.failure: ServerError | None = None
@@ -92,10 +94,11 @@ class Connection:
         self.on_tools_changed: Callable[[], Awaitable[None]] | None = None  # then this lists them again
 
     @classmethod
-    async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
+    async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0,
+                   elicitation: Callable[..., Awaitable[types.ElicitResult]] | None = None) -> Connection:
         check_spec(spec)
         _warm_up_result_validation()
-        conn = cls(name, spec, read_timeout=read_timeout)
+        conn = cls(name, spec, read_timeout=read_timeout, elicitation=elicitation)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         conn._task = asyncio.create_task(conn._own(ready), name=f"mcp-connection-{name}")
         try:
@@ -175,6 +178,8 @@ class Connection:
         spec = self.spec
         options: dict[str, Any] = {"read_timeout_seconds": self.read_timeout, "message_handler": self._on_message,
                                    "client_info": _client_info()}
+        if self.elicitation is not None:
+            options["elicitation_callback"] = self.elicitation
         if isinstance(spec, InMemory):
             return Client(spec.server, mode=spec.mode, **options)
         if isinstance(spec, Stdio):
