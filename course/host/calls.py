@@ -37,6 +37,7 @@ class ToolCalls:
     outcomes: list[Outcome]
     pins: Pins
     tasks: HostTasks
+    progress: Callable[[str], Callable[..., Awaitable[None]]] | None
     _timeouts: dict[str, float]
     _guarded: Callable[[str, str], Awaitable[str]] | None
 
@@ -91,7 +92,8 @@ class ToolCalls:
             if needs_tasks(offered.tool):  # lesson 9: started as a task, polled until it ends or the deadline
                 result = await self.tasks.call(connection, offered.tool.name, parse_arguments(name, arguments), timeout)
             else:
-                result = await connection.call_tool(offered.tool.name, parse_arguments(name, arguments), timeout)
+                result = await connection.call_tool(offered.tool.name, parse_arguments(name, arguments), timeout,
+                                                    self.progress(name) if self.progress else None)
         except ServerError as e:
             if (e.details or connection.failure is not None) and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis

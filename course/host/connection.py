@@ -254,11 +254,15 @@ class Connection:
             seen_cursors.add(cursor)
         raise ServerError(self.name, f"the tool list has more than {MAX_PAGES} pages.", "the server's pagination.")
 
-    async def call_tool(self, tool: str, arguments: dict, timeout: float) -> types.CallToolResult:
-        """Call one tool. A timeout or a dead server raises `ServerError`; tool failures come back flagged."""
+    async def call_tool(self, tool: str, arguments: dict, timeout: float,
+                        progress: Callable[..., Awaitable[None]] | None = None) -> types.CallToolResult:
+        """Call one tool. A timeout or a dead server raises `ServerError`; tool failures come back flagged.
+
+        `progress(progress, total, message)` hears the server's progress notifications (lesson 9)."""
         client = self._usable()
         try:
-            return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+            return await client.call_tool(tool, arguments, read_timeout_seconds=timeout,
+                                          progress_callback=progress)  # type: ignore[arg-type]
         except MCPError as e:
             if e.code == REQUEST_TIMEOUT:  # the call timed out; the connection is still fine
                 raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",

@@ -52,7 +52,8 @@ class McpHost(ToolOffering, ToolCalls, ContextPrimitives):  # offering.py, calls
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
                  rules: Iterable[HostRule] = (), log: DecisionLog | None = None, quiet: bool = False,
                  max_result_chars: int = MAX_RESULT_CHARS, tasks: HostTasks | None = None,
-                 elicitation: Callable[..., Awaitable[types.ElicitResult]] | None = None):
+                 elicitation: Callable[..., Awaitable[types.ElicitResult]] | None = None,
+                 progress: Callable[[str], Callable[..., Awaitable[None]]] | None = None):
         self.approver = approver or _nobody
         self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
         self.max_result_chars = max_result_chars  # longer results are cut, with a note for the model
@@ -61,6 +62,7 @@ class McpHost(ToolOffering, ToolCalls, ContextPrimitives):  # offering.py, calls
         self.quiet = quiet
         self.tasks = tasks or HostTasks(on_status=None if quiet else print_status)  # lesson 9
         self.elicitation = elicitation  # lesson 9: who answers a server's question (course.beyond.answerers)
+        self.progress = progress  # lesson 9: tool name -> a progress display for that call (course.beyond.progress)
         self.connections: dict[str, Connection] = {}
         self.listed: dict[str, list[types.Tool]] = {}  # everything each server listed
         self.hidden: dict[str, list[str]] = {}  # listed but not on the allowlist
