@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from mcp import types
+
 from course.approval import NOT_OFFERED
 from course.arguments import parse_arguments
 from course.errors import BadArguments, ServerError
@@ -102,10 +104,14 @@ class ToolCalls:
         self._warn_about_stdout(connection)
         if isinstance(result, TaskEnd):  # cancelled, or still running after the deadline: no result yet
             return self._record(Outcome(name, result.text, result.is_error, by="host"), decision, result.happened)
-        text = capped(result_text(result), name, self.max_result_chars)
+        text = capped(self._text_for_model(offered, result), name, self.max_result_chars)
         # Judged now, as the text enters the context: a definition that changes later cannot take the taint away.
         return self._record(Outcome(name, text, bool(result.is_error), open_world=open_world(offered.tool)), decision,
                             "ran, the tool reported an error" if result.is_error else "ran")
+
+    def _text_for_model(self, offered: Offered, result: types.CallToolResult) -> str:
+        """What the model reads of a result (lesson 9's desk also checks its structure: course/beyond/desk.py)."""
+        return result_text(result)
 
     def _decision_for(self, name: str) -> LogEntry | None:
         """The log entry that let this call through: the newest unsettled allow or approval for `name`."""

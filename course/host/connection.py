@@ -263,6 +263,12 @@ class Connection:
         try:
             return await client.call_tool(tool, arguments, read_timeout_seconds=timeout,
                                           progress_callback=progress)  # type: ignore[arg-type]
+        except RuntimeError as e:  # the SDK's own check of a listed tool's outputSchema (lesson 9)
+            if "structured content" not in str(e) and "output schema" not in str(e):
+                raise
+            raise ServerError(self.name, f"{tool} returned a result that breaks its own outputSchema, so the host "
+                                         "refused it.", "the server's tool (tell its maintainer).",
+                              f"\n  The SDK said: {redact(str(e))[:300]}") from None
         except MCPError as e:
             if e.code == REQUEST_TIMEOUT:  # the call timed out; the connection is still fine
                 raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",
