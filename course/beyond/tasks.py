@@ -33,6 +33,8 @@ from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 
 from course.beyond.progress import progress_text
 
+__all__ = ["ERA", "ServerTask", "TaskRunner", "report"]
+
 ERA = "2025-11-25"  # the only protocol version with tasks in mcp 2.3
 TERMINAL = ("completed", "failed", "cancelled")
 RELATED = "io.modelcontextprotocol/related-task"  # _meta key tying a message to its task

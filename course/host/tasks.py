@@ -33,6 +33,8 @@ from course.show import printable
 if TYPE_CHECKING:
     from course.host.connection import Connection
 
+__all__ = ["HostTasks", "Running", "TaskEnd", "print_status", "serves_tasks"]
+
 TERMINAL = ("completed", "failed", "cancelled")
 
 
