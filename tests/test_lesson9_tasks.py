@@ -99,3 +99,35 @@ async def test_asking_about_a_task_the_host_did_not_start_names_the_running_ones
     async with host_for([]) as host:
         with pytest.raises(KeyError, match="no running task 'task-9' .running: none"):
             await host.tasks.cancel("task-9")
+
+
+async def test_the_shops_task_protocol_answers_get_list_cancel_and_its_errors():
+    from mcp import types
+
+    server, statuses = build_server(step=0.01), []
+    async with host_for(statuses) as host:
+        await host.connect("shop", in_memory(server, mode="legacy"), allow={"recount_warehouse"})
+        await host.execute("recount_warehouse", RECOUNT)
+        session = host.connections["shop"].client.session
+        listed = await session.send_request(types.ListTasksRequest(), types.ListTasksResult)
+        assert [(t.task_id, t.status) for t in listed.tasks] == [("task-1", "completed")]
+        with pytest.raises(MCPError, match="no task 'task-7'"):
+            await session.send_request(types.GetTaskRequest(params=types.GetTaskRequestParams(task_id="task-7")),
+                                       types.GetTaskResult)
+        with pytest.raises(MCPError, match="Cannot cancel task-1: it is already completed"):
+            await session.send_request(types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id="task-1")),
+                                       types.CancelTaskResult)
+        payload = types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id="task-1"))
+        again = await session.send_request(payload, types.CallToolResult)
+    assert again.meta == {"io.modelcontextprotocol/related-task": {"taskId": "task-1"}}
+
+
+async def test_a_task_whose_tool_fails_ends_failed_and_the_model_reads_an_error():
+    server = build_server(step=0.01)
+    server.tasks.tools["stock_level"] = "required"  # any tool can be made task-only: the runner lists it so
+    async with host_for([]) as host:
+        await host.connect("shop", in_memory(server, mode="legacy"), allow={"stock_level"})
+        reply = await host.execute("stock_level", '{"sku": "NOPE-1"}')
+    assert reply.startswith("Error executing tool stock_level: No product NOPE-1")
+    assert server.tasks.tasks["task-1"].status == "failed" and "recount_warehouse" not in host.offered
+    assert host.log.entries[-1].outcome == "ran, the tool reported an error"
