@@ -75,6 +75,7 @@ class Desk(McpHost):
 
     async def execute(self, name: str, arguments: str) -> str:
         """The host's `execute`, with the human's Cancel around it."""
+        noted = len(self.notes)
         with anyio.CancelScope() as scope:
             seen = [0]
             self._stop = (scope, self.cancel_after.pop(name, 0), seen)
@@ -83,6 +84,8 @@ class Desk(McpHost):
             finally:
                 self._stop = None
         if not scope.cancelled_caught:
+            if len(self.notes) > noted:  # the result was refused, and the note says why
+                return reply
             self.notes.append(f"{name}: {self.log.entries[-1].outcome or self.log.entries[-1].decision}"
                               if self.log.entries else f"{name}: answered by the host")
             return reply
