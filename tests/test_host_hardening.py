@@ -164,14 +164,15 @@ async def test_a_tool_added_later_that_is_not_allowlisted_stays_hidden_and_is_na
     assert hidden == {"grow": ["whoami", "bonus"]} and "not available" in reply
 
 
-async def test_a_tool_that_only_runs_as_a_task_is_not_offered_and_the_reason_is_named():
+async def test_a_task_only_tool_of_a_server_that_serves_no_tasks_is_not_offered_and_the_reason_is_named():
     async with McpHost(quiet=True) as host:
         # taskSupport is a handshake-era field (2025-11-25): 2026-07-28 moved tasks to an extension
         await host.connect("peer", in_memory(third_party.build(), mode="legacy"), allow={"convert", "render"})
         offered, text = sorted(host.offered), host.describe("peer")
         reply = await host.execute("render", "{}")
     assert offered == ["convert"] and "not available" in reply
-    assert "not offered (they only run as MCP tasks, which this host does not support): render" in text
+    # lesson 9 runs task-only tools as tasks (tests/test_lesson9_tasks.py), where the server says it serves them
+    assert "not offered (they only run as MCP tasks, and this server does not say it serves tasks): render" in text
 
 
 async def test_the_host_introduces_itself_with_the_courses_name_and_version():

@@ -98,12 +98,15 @@ async def test_the_log_keeps_the_fields_answered_but_not_what_was_typed():
 
 
 async def test_ctx_elicit_works_in_the_handshake_era_and_fails_clearly_in_2026_07_28():
-    replies = {}
+    replies, diagnosis = {}, {}
     for mode in ("legacy", "auto"):
         async with Desk(build_server(), ScriptedAnswerer([accept(confirm=True)]), mode=mode) as desk:
             replies[mode] = await desk.execute("confirm_refund", json.dumps({"order_id": "A1002"}))
+            diagnosis[mode] = desk.outcomes[-1].diagnosis
     assert replies["legacy"] == "Confirmed A1002."
-    assert replies["auto"].startswith("Error: confirm_refund failed") and "back-channel" in replies["auto"]
+    # The model gets the host's line; the server's own words (no back-channel) go to the human only
+    assert replies["auto"].startswith("Error: running confirm_refund failed") and "back-channel" not in replies["auto"]
+    assert "back-channel" in diagnosis["auto"]
 
 
 async def test_the_2026_era_answers_input_required_with_the_question_and_a_state_to_echo():

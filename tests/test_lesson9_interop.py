@@ -1,14 +1,36 @@
-"""Lesson 9's elicitation tool with another client: mcp 1.30 (the last 1.x, handshake era only), over stdio,
-answers the server's question with its own `elicitation_callback`, and a decline refunds nothing."""
+"""Lesson 9 with other MCP implementations, over stdio.
+
+- mcp 1.30 (the last 1.x, handshake era only) answers the course server's elicitation with its own
+  `elicitation_callback`, and a decline refunds nothing;
+- the course host against the reference "everything" server (TypeScript SDK, pinned in `.ci/run`):
+  its task tool (`simulate-research-query`, task-only, with a question half-way) run as a task and
+  its question answered by the scripted answerer; its elicitation tool's form drawn and checked,
+  and refused because a field's description names a PIN; its long-running tool's progress shown.
+  In CI (`CI=true`) these must not skip.
+"""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from course.approval import ScriptedApprover
+from course.beyond import ProgressLine, ScriptedAnswerer, accept
+from course.beyond.answerers import elicitation_callback
+from course.beyond.forms import form_fields, problems
+from course.host import McpHost, stdio_command
+from course.host.tasks import HostTasks
+
+EVERYTHING = Path(__file__).resolve().parents[1] / ".cache" / "everything" / "node_modules" / ".bin" / \
+    "mcp-server-everything"
+INSTALL_EVERYTHING = ("npm install --prefix .cache/everything "
+                      "@modelcontextprotocol/server-everything@2026.8.31")  # as .ci/run does
 
 MCP1_PYTHON = Path(sys.prefix) / "mcp1" / "bin" / "python"  # the shared venv's mcp 1.x venv
 
@@ -54,3 +76,62 @@ def test_an_mcp_1x_client_answers_the_lessons_elicitation_over_stdio(tmp_path):
     first = seen["asked"][0]
     assert first["schema"]["properties"]["order_id"]["enum"] == ["A1003", "A1004"]
     assert "2 orders" in first["message"]
+
+
+def everything_server():
+    if not EVERYTHING.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"the reference everything server is missing in CI: {INSTALL_EVERYTHING} (.ci/run does it)")
+        pytest.skip(f"the reference everything server is not installed: `{INSTALL_EVERYTHING}`")
+    return stdio_command(str(EVERYTHING), "stdio")
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(90)
+async def test_the_course_host_runs_the_everything_servers_task_tool_and_answers_its_question():
+    asked, statuses = [], []
+    answerer = ScriptedAnswerer([accept(interpretation="historical")])
+    tasks = HostTasks(on_status=lambda tool, task: statuses.append(task.status))
+    async with McpHost(approver=ScriptedApprover([True]), quiet=True, tasks=tasks,
+                       elicitation=elicitation_callback(answerer, asked)) as host:
+        await host.connect("everything", everything_server(), allow={"simulate-research-query"}, read_timeout=30)
+        tool = host.offered["simulate-research-query"].tool
+        assert tool.execution.task_support == "required"  # before lesson 9 the host left it out
+        reply = await host.execute("simulate-research-query", '{"topic": "tea", "ambiguous": true}')
+    assert "# Research Report: tea (historical)" in reply
+    assert statuses[0] == "working" and "input_required" in statuses  # the question came with tasks/result
+    assert [(a.outcome, a.fields) for a in asked] == [("accepted", ["interpretation"])]
+    assert host.log.entries[-1].outcome == "ran" and any("completed" in line for line in host.tasks.log)
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(90)
+async def test_the_everything_servers_form_is_drawn_and_its_pin_question_refused_and_its_progress_shown():
+    seen: list = []
+    asked: list = []
+    rules = elicitation_callback(ScriptedAnswerer([]), asked)
+
+    async def recording(context, params):  # what the server asked, as it arrived
+        seen.append(params.requested_schema)
+        return await rules(context, params)
+
+    line = ProgressLine(io.StringIO())
+    async with McpHost(approver=ScriptedApprover([True, True]), quiet=True, elicitation=recording,
+                       progress=lambda name: line) as host:
+        await host.connect("everything", everything_server(), read_timeout=30,
+                           allow={"trigger-elicitation-request", "trigger-long-running-operation"})
+        declined = await host.execute("trigger-elicitation-request", "{}")
+        done = await host.execute("trigger-long-running-operation", '{"duration": 0.4, "steps": 4}')
+    (schema,) = seen
+    kinds = {f.name: f.kind for f in form_fields(schema)}  # every field of the reference form can be drawn
+    assert kinds["untitledMultipleSelectEnum"] == kinds["titledMultipleSelectEnum"] == "choices"
+    assert kinds["titledSingleSelectEnum"] == kinds["legacyTitledEnum"] == "choice"
+    assert kinds["integer"] == "integer" and kinds["check"] == "boolean"
+    answer = {"name": "Ada", "integer": 7, "titledSingleSelectEnum": "hero-2", "titledMultipleSelectEnum": ["fish-1"]}
+    assert problems(schema, answer) == []
+    assert problems(schema, {**answer, "titledSingleSelectEnum": "Superman"}) == [
+        "Titled Single Select Enum: one of hero-1, hero-2, hero-3."]
+    # "(do not give us your phone number, pin, or other sensitive info)": the word rule errs on the safe side
+    assert asked[0].outcome == "refused: it asks for a secret ('pin')" and "User declined" in declined
+    assert done.startswith("Long running operation completed")
+    assert line.lines == ["1/4 (25%)", "2/4 (50%)", "3/4 (75%)", "4/4 (100%)"]

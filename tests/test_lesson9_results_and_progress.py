@@ -48,7 +48,7 @@ async def test_a_structured_result_reaches_the_model_as_json_once(mode):
 async def test_a_server_that_breaks_its_own_schema_is_refused_naming_the_tool(mode, broken):
     async with Desk(lying_server(broken), ScriptedAnswerer([]), mode=mode) as desk:
         reply = await desk.execute("count", "{}")
-        logged = desk.log[-1]
+        logged = desk.notes[-1]
     assert reply.startswith("Error: count returned a result that breaks its own outputSchema")
     assert "Traceback" not in reply and "count" in logged
 
@@ -89,8 +89,23 @@ async def test_a_call_the_human_cancels_is_cancelled_on_the_server_and_everyone_
         with anyio.fail_after(5):
             while not server.log:
                 await anyio.sleep(0.02)
-        assert desk.log[-1] == "recount_stock: cancelled by the human after 2 progress updates; the server was told"
+        assert desk.notes[-1] == "recount_stock: cancelled by the human after 2 progress updates; the server was told"
+        assert desk.log.entries[-1].outcome == "cancelled by the human"  # the course host's decision log
         after = await desk.execute("recount_stock", '{"aisles": 1}')  # the connection still works
     assert reply.startswith("Cancelled:") and "Do not say it was done" in reply
     assert server.log[0].startswith("recount_stock: cancelled after") and "of 8 aisles" in server.log[0]
     assert after.startswith("Counted 1 aisles")
+
+
+async def test_the_desk_is_the_course_host_so_lesson_4s_approval_still_decides():
+    from course.approval import ScriptedApprover
+    from course.host import McpHost
+
+    server = build_server()
+    async with Desk(server, ScriptedAnswerer([]), approver=ScriptedApprover([False])) as desk:
+        assert isinstance(desk, McpHost)
+        reply = await desk.execute("issue_refund", '{"email": "leo@example.com", "amount": 80}')
+        unknown = await desk.execute("delete_everything", "{}")
+    assert server.refunds == [] and not desk.asked  # refused before the server (and its question) ran
+    assert desk.log.entries[0].decision == "rejected" and "not" in reply.lower()
+    assert desk.log.entries[1].decided_by == "allowlist" and "delete_everything" in unknown

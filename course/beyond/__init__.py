@@ -1,5 +1,5 @@
 """Lesson 9 (notebooks/09_beyond_tools.ipynb): MCP beyond tools — elicitation, structured output, progress and
-cancellation, OAuth 2.1, for the shop desk.
+cancellation, tasks, OAuth 2.1, for the shop desk. The host's side of tasks is `course/host/tasks.py`.
 
 | module | holds |
 |---|---|
@@ -9,8 +9,9 @@ cancellation, OAuth 2.1, for the shop desk.
 | `form_widget` | the ipywidgets form |
 | `structured` | a result checked against its outputSchema, and what the model reads |
 | `progress` | a progress line or bar |
+| `tasks` | a server's side of MCP tasks (2025-11-25): the shop's `TaskRunner` middleware |
 | `shop` | the lesson's server |
-| `desk` | one connection with all of the above, for the agent loop |
+| `desk` | the course host (`McpHost`) on the lesson's server, with all of the above |
 | `authserver` | the local authorization server's provider (clients, consent, tokens) |
 | `protected` | the docs and desk servers as OAuth protected resources, served in memory |
 | `oauth_flow` | the host's side: discovery, PKCE, sign-in, refresh |

@@ -74,6 +74,11 @@ def elicitation_callback(answerer: Answerer, log: list[Asked] | None = None, tri
         if schema is None:  # URL mode: the host does not open links a server sends
             log.append(Asked(params.message, "declined: URL elicitation is not supported"))
             return types.ElicitResult(action="decline")
+        try:
+            form_fields(schema)
+        except ValueError as e:  # a schema no form can draw: nobody is asked
+            log.append(Asked(params.message, f"declined: {e}"))
+            return types.ElicitResult(action="decline")
         secret = asks_for_secret(params.message, schema)
         if secret:
             log.append(Asked(params.message, f"refused: it asks for a secret ({secret!r})"))

@@ -1,96 +1,122 @@
-"""Lesson 9: the shop desk's connection to one server, with what lessons 5–8's host leaves out.
+"""Lesson 9: the shop desk — the course host (`McpHost`, course/host/) on the lesson's server, with a human.
 
-`Desk` holds one `mcp.Client` across notebook cells and gives the agent loop `tools()` and
-`execute(name, arguments)`, like `McpHost` (course/host/), plus: an elicitation callback (the
-answerer, with the secret and schema rules), structured results checked against their outputSchema,
-a progress display per call, and cancelling a call the human stops. `log` says what happened, in
-words, for the human; the model only ever gets one line per call.
+`Desk` *is* an `McpHost`: lessons 6–8's allowlist, schema checks, lesson 4's policy, the decision
+log and tasks (course/host/tasks.py) all apply. It connects one server (in memory) and sets what
+lesson 9 adds on the host's own hooks:
+
+- `elicitation=`: the answerer (form, terminal or script) inside the host's rules (answerers.py);
+  `asked` keeps each question and its outcome, never what was typed;
+- `progress=`: a display per call (`display(name)`, progress.py); a call the human stops
+  (`cancel_after[tool] = n`: Cancel pressed after n updates) is cancelled, which the SDK tells
+  the server (`notifications/cancelled`), and the decision log says "cancelled by the human";
+- structured results checked against the tool's own outputSchema (structured.py) before the
+  model reads them.
+
+It allows every tool the server lists (the lesson's own server) and approves every call by
+default: the human decides in the forms those tools draw. Pass `approver=` for lesson 4's approval.
+`notes` says what happened, in words, for the human; the model only ever gets one line per call.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-from mcp import Client, MCPError, types
+from mcp import types
 
+from course.approval import Approver
 from course.beyond.answerers import Answerer, Asked, elicitation_callback
 from course.beyond.structured import BrokenResult, for_model
-from course.host.convert import result_text, to_openai_tool
+from course.host.convert import Outcome, result_text, to_openai_tool
+from course.host.host import McpHost
+from course.host.offering import Offered
+from course.host.servers import in_memory
 
 Progress = Callable[[float, float | None, str | None], Any]
+SERVER = "shop"
 
 
-class Desk:
+async def _the_form_decides(request: Any) -> bool:
+    """The desk's default approver: the lesson's own server, whose tools ask the human in a form."""
+    return True
+
+
+class Desk(McpHost):
     def __init__(self, server: Any, answerer: Answerer, *, mode: str = "auto",
-                 progress: Callable[[str], Progress] | None = None) -> None:
-        self.server, self.mode, self.progress = server, mode, progress
+                 progress: Callable[[str], Progress] | None = None, approver: Approver | None = None) -> None:
         self.asked: list[Asked] = []
-        self.log: list[str] = []
-        self.tools_by_name: dict[str, types.Tool] = {}
-        self._callback = elicitation_callback(answerer, self.asked)
-        self._stack = contextlib.AsyncExitStack()
-        self.client: Client | None = None
+        super().__init__(approver=approver or _the_form_decides, quiet=True,
+                         elicitation=elicitation_callback(answerer, self.asked), progress=self._progress_for)
+        self.server, self.mode, self.display = server, mode, progress
+        self.notes: list[str] = []
         self.cancel_after: dict[str, int] = {}  # tool -> progress updates before the human presses Cancel
+        self._stop: tuple[anyio.CancelScope, int, list[int]] | None = None
 
     async def __aenter__(self) -> Desk:
-        self.client = await self._stack.enter_async_context(
-            Client(self.server, mode=self.mode, elicitation_callback=self._callback))
-        self.tools_by_name = {t.name: t for t in (await self.client.list_tools()).tools}
+        await self.connect(SERVER, in_memory(self.server, mode=self.mode), allow=())
+        self._allow[SERVER] = {t.name for t in self.listed[SERVER]}  # the lesson's own server: all of it
+        self._offer()
         return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self._stack.aclose()
 
     @property
     def protocol_version(self) -> str:
-        assert self.client is not None, "use `async with Desk(...) as desk:` (or `await desk.__aenter__()`)"
-        return str(self.client.protocol_version)
+        connection = self.connections.get(SERVER)
+        assert connection is not None and connection.client is not None, \
+            "use `async with Desk(...) as desk:` (or `await desk.__aenter__()`)"
+        return str(connection.client.protocol_version)
+
+    @property
+    def tools_by_name(self) -> dict[str, types.Tool]:
+        return {o.tool.name: o.tool for o in self.offered.values()}
 
     def tools(self, names: set[str] | None = None) -> list[dict]:
-        return [to_openai_tool(t) for n, t in self.tools_by_name.items() if names is None or n in names]
+        return [to_openai_tool(o.tool, o.name) for o in self.offered.values() if names is None or o.name in names]
 
     async def execute(self, name: str, arguments: str) -> str:
-        """Call a tool; the model gets its result (structure + text) or one line saying what went wrong."""
-        assert self.client is not None, "open the desk first: `async with Desk(...) as desk:`"
-        tool = self.tools_by_name.get(name)
-        if tool is None:
-            return f"Error: no tool {name!r} here."
-        shown = self.progress(name) if self.progress else None
-        stop_after = self.cancel_after.pop(name, None)
-        seen = 0
+        """The host's `execute`, with the human's Cancel around it."""
+        noted = len(self.notes)
         with anyio.CancelScope() as scope:
-            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-                nonlocal seen
-                seen += 1
-                if shown is not None:
-                    await shown(progress, total, message)
-                if stop_after is not None and seen >= stop_after:
-                    scope.cancel()  # the human pressed Cancel: the SDK tells the server (notifications/cancelled)
+            seen = [0]
+            self._stop = (scope, self.cancel_after.pop(name, 0), seen)
             try:
-                result = await self.client.call_tool(name, json.loads(arguments or "{}"), progress_callback=on_progress)
-            except MCPError as e:
-                self.log.append(f"{name}: error {e.code} ({e.message})")
-                return f"Error: {name} failed ({e.message})."
-            except RuntimeError as e:  # the SDK's own check of a listed tool's outputSchema, or no back-channel
-                self.log.append(f"{name}: refused ({e})")
-                if "structured content" in str(e):
-                    return f"Error: {name} returned a result that breaks its own outputSchema; the host refused it."
-                return f"Error: {name} could not run on this connection ({type(e).__name__})."
-        if scope.cancelled_caught:
-            self.log.append(f"{name}: cancelled by the human after {seen} progress updates; the server was told")
-            return f"Cancelled: the human stopped {name} before it finished. Do not say it was done."
+                reply = await super().execute(name, arguments)
+            finally:
+                self._stop = None
+        if not scope.cancelled_caught:
+            if len(self.notes) > noted:  # the result was refused, and the note says why
+                return reply
+            self.notes.append(f"{name}: {self.log.entries[-1].outcome or self.log.entries[-1].decision}"
+                              if self.log.entries else f"{name}: answered by the host")
+            return reply
+        decision = self._decision_for(name)
+        self.notes.append(f"{name}: cancelled by the human after {seen[0]} progress updates; the server was told")
+        return self._record(Outcome(name, f"Cancelled: the human stopped {name} before it finished. "
+                                          "Do not say it was done.", True, by="host"),
+                            decision, "cancelled by the human")
+
+    def _progress_for(self, name: str) -> Callable[..., Awaitable[None]]:
+        shown = self.display(name) if self.display else None
+        stop = self._stop
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if shown is not None:
+                await shown(progress, total, message)
+            if stop is not None:
+                scope, after, seen = stop
+                seen[0] += 1
+                if after and seen[0] >= after:
+                    scope.cancel()  # the human pressed Cancel: the SDK tells the server (notifications/cancelled)
+
+        return on_progress
+
+    def _text_for_model(self, offered: Offered, result: types.CallToolResult) -> str:
+        """The structure, checked against the tool's own outputSchema, and the text beside it."""
         text = result_text(result)
         if result.is_error:
-            self.log.append(f"{name}: error result")
             return text
         try:
-            reply = for_model(name, tool.output_schema, result.structured_content, text)
+            return for_model(offered.name, offered.tool.output_schema, result.structured_content, text)
         except BrokenResult as e:
-            self.log.append(str(e))
+            self.notes.append(str(e))
             return f"Error: {e}"
-        self.log.append(f"{name}: ok")
-        return reply

@@ -24,6 +24,9 @@ def field_widget(f: FormField) -> Any:
     style = {"description_width": "initial"}
     if f.kind == "boolean":
         return w.Checkbox(value=bool(f.default), description=label, indent=False)
+    if f.kind == "choices":
+        return w.SelectMultiple(options=list(f.choices), value=tuple(f.default or ()), description=label,
+                                style=style)
     if f.kind == "choice":
         return w.Dropdown(options=[("", None)] + [(c, c) for c in f.choices], value=f.default, description=label,
                           style=style)
@@ -49,7 +52,8 @@ class FormAnswerer:
 
         def on_send(_: Any) -> None:
             content = {f.name: parse(f.kind, inputs[f.name].value) if isinstance(inputs[f.name].value, str)
-                       else inputs[f.name].value for f in fields if inputs[f.name].value not in (None, "")}
+                       else list(inputs[f.name].value) if f.kind == "choices" else inputs[f.name].value
+                       for f in fields if inputs[f.name].value not in (None, "", ())}
             wrong = problems(schema, content)
             if wrong:
                 status.value = "<br>".join(html.escape(p) for p in wrong)  # stays open: nothing is sent

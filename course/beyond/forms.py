@@ -1,7 +1,9 @@
 """Lesson 9: the form a host draws from an elicitation's requested schema, and the checks on what comes back.
 
 An elicitation (a server asking the human something half-way through a tool call) carries a flat
-JSON schema: an object whose properties are strings, numbers, integers, booleans or enums. The host
+JSON schema: an object whose properties are strings, numbers, integers, booleans or enums (a titled
+enum is a `oneOf` of `{const, title}`; a multiple choice is an `array` of an enum's values, 2025-11-25
+and the reference "everything" server use both). The host
 turns each property into a form field, checks the human's answer against the schema *before* it is
 sent, and refuses outright a question that asks for a secret (the spec: servers MUST NOT request
 sensitive information such as passwords or API keys through a form).
@@ -23,7 +25,7 @@ class FormField:
     """One field of the form: what the widget shows and what the check enforces."""
 
     name: str
-    kind: str  # "text", "number", "integer", "boolean" or "choice"
+    kind: str  # "text", "number", "integer", "boolean", "choice" or "choices" (pick several)
     label: str
     required: bool
     choices: tuple[str, ...] = ()
@@ -32,17 +34,31 @@ class FormField:
     default: Any = None
 
 
+KINDS = {"string": "text", "number": "number", "integer": "integer", "boolean": "boolean", "array": "choices"}
+
+
+def _choices(prop: dict) -> tuple[Any, ...]:
+    """An enum's values: `enum`, or the `const`s of a titled enum (`oneOf`/`anyOf`)."""
+    options = prop.get("oneOf") or prop.get("anyOf") or ()
+    return tuple(prop.get("enum", ())) or tuple(o["const"] for o in options if isinstance(o, dict) and "const" in o)
+
+
 def form_fields(schema: dict) -> list[FormField]:
     """The form's fields, in the schema's order (lesson 9, exercise l9-form-fields)."""
     required = set(schema.get("required", []))
     fields = []
     for name, prop in schema.get("properties", {}).items():
-        kind = {"string": "text", "number": "number", "integer": "integer", "boolean": "boolean"}[prop["type"]]
-        choices = tuple(prop.get("enum", ()))
-        if choices:
-            kind = "choice"
+        if prop.get("type") not in KINDS:
+            raise ValueError(f"the form cannot ask for {name!r}: type {prop.get('type')!r} is not one an "
+                             f"elicitation may use ({', '.join(KINDS)}).")
+        kind, choices = KINDS[prop["type"]], _choices(prop)
+        if kind == "choices":
+            choices = _choices(prop.get("items") or {})
+            low, high = prop.get("minItems"), prop.get("maxItems")
+        else:
+            kind, low, high = ("choice" if choices else kind), prop.get("minimum"), prop.get("maximum")
         fields.append(FormField(name, kind, prop.get("title") or name, name in required, choices,
-                                prop.get("minimum"), prop.get("maximum"), prop.get("default")))
+                                low, high, prop.get("default")))
     return fields
 
 
@@ -70,10 +86,22 @@ def problems(schema: dict, answer: dict) -> list[str]:
             elif f.maximum is not None and value > f.maximum:
                 found.append(f"{f.label}: at most {f.maximum:g}.")
         elif f.kind == "choice" and value not in f.choices:
-            found.append(f"{f.label}: one of {', '.join(f.choices)}.")
+            found.append(f"{f.label}: one of {', '.join(map(str, f.choices))}.")
+        elif f.kind == "choices":
+            found += _several(f, value)
         elif f.kind == "text" and not isinstance(value, str):
             found.append(f"{f.label}: text.")
     return found
+
+
+def _several(f: FormField, value: Any) -> list[str]:
+    if not isinstance(value, list | tuple) or any(v not in f.choices for v in value):
+        return [f"{f.label}: some of {', '.join(map(str, f.choices))}."]
+    if f.minimum is not None and len(value) < f.minimum:
+        return [f"{f.label}: pick at least {f.minimum:g}."]
+    if f.maximum is not None and len(value) > f.maximum:
+        return [f"{f.label}: pick at most {f.maximum:g}."]
+    return []
 
 
 def asks_for_secret(message: str, schema: dict) -> str | None:

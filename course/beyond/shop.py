@@ -10,6 +10,9 @@
 - `card_check(order_id)`: a server that asks for a card's PIN, which a host must refuse.
 - `stock_level(sku)`: structured output (a pydantic model → outputSchema + structuredContent).
 - `recount_stock(aisles)`: seconds of work with progress; a cancelled call is seen here (`log`).
+- `recount_warehouse(warehouse)`: a whole warehouse, too long for one request: in the handshake
+  era it runs only as an MCP task (`execution.taskSupport: "required"`, served by `tasks.TaskRunner`),
+  reporting how far it is in the task's status; on 2026-07-28 it is an ordinary call with progress.
 """
 
 
@@ -20,6 +23,7 @@ from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, create_model
 
+from course.beyond.tasks import TaskRunner, report
 from course.orders import orders as shop_orders
 
 REFUND_LIMIT = 50.0  # EUR the desk may refund without a confirmation (lesson 4's limit)
@@ -35,6 +39,9 @@ class StockLevel(BaseModel):
 STOCK: dict[str, tuple[int, int, Literal["north", "south"]]] = {
     "KETTLE-2": (14, 2, "north"), "MUG-6": (0, 0, "south"), "LAMP-1": (7, 3, "north"),
          "CHAIR-3": (2, 1, "south")}
+
+
+WAREHOUSE_AISLES = 10
 
 
 class Confirm(BaseModel):
@@ -72,9 +79,11 @@ def refund(answer: Any, amount: float, refunds: list[tuple[str, float]], log: li
 
 def build_server(*, step: float = 0.2) -> MCPServer:
     """A fresh server with its own log: `server.log` lists what happened on the server's side."""
-    server = MCPServer("shop-desk", log_level="WARNING")
     log: list[str] = []
+    runner = TaskRunner({"recount_warehouse": "required"}, log=log)
+    server = MCPServer("shop-desk", log_level="WARNING", middleware=[runner], lifespan=runner.lifespan)
     server.log = log  # type: ignore[attr-defined]
+    server.tasks = runner  # type: ignore[attr-defined]
     refunds: list[tuple[str, float]] = []
     server.refunds = refunds  # type: ignore[attr-defined]
     orders = shop_orders()
@@ -126,6 +135,23 @@ def build_server(*, step: float = 0.2) -> MCPServer:
         await ctx.report_progress(aisles, aisles, "done")
         log.append(f"recount_stock: {aisles} aisles counted")
         return f"Counted {aisles} aisles: stock matches the books."
+
+    @server.tool()
+    async def recount_warehouse(warehouse: Literal["north", "south"], ctx: Context) -> str:
+        """Recount a whole warehouse, aisle by aisle (ten aisles): runs as a task, takes seconds."""
+        aisles = WAREHOUSE_AISLES
+        done = 0
+        try:
+            for done in range(aisles):
+                await report(ctx, done, aisles, f"{warehouse} aisle {done + 1}")
+                await anyio.sleep(step)
+        except anyio.get_cancelled_exc_class():
+            log.append(f"recount_warehouse: cancelled after {done} of {aisles} aisles in {warehouse}")
+            raise
+        await report(ctx, aisles, aisles, "done")
+        counted = {sku: level[0] for sku, level in STOCK.items() if level[2] == warehouse}
+        log.append(f"recount_warehouse: {warehouse} counted")
+        return f"Recounted {warehouse}: " + ", ".join(f"{sku} {n}" for sku, n in counted.items()) + "."
 
     return server
 

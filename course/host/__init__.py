@@ -9,7 +9,8 @@ running its calls; `servers.py` for where a server is; `connection.py` for one c
 `errors.py` for what went wrong, `replies.py` for what the model reads about it and `notes.py`
 for what you read; `convert.py` for tools and results; `course.processes` for what is still running.
 Lesson 8 adds `context.py` (resources and prompts), `trace.py` (one request on the wire),
-`pinning.py` (tool definitions that change), `screening.py` and `guards.py` (threats).
+`pinning.py` (tool definitions that change), `screening.py` and `guards.py` (threats). Lesson 9
+adds `tasks.py` (tools that run as MCP tasks).
 """
 
 from course.errors import ServerError

@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from mcp import types
+
 from course.approval import NOT_OFFERED
 from course.arguments import parse_arguments
 from course.errors import BadArguments, ServerError
-from course.host.convert import Outcome, capped, open_world, result_text
+from course.host.convert import Outcome, capped, needs_tasks, open_world, result_text
 from course.host.pinning import Pins, withheld_reply
 from course.host.replies import call_failed, outcome_of, unavailable
+from course.host.tasks import HostTasks, TaskEnd
 from course.host.validation import rejection, schema_problems
 from course.permissions import DecisionLog, LogEntry
 
@@ -35,6 +38,8 @@ class ToolCalls:
     offered: dict[str, Offered]
     outcomes: list[Outcome]
     pins: Pins
+    tasks: HostTasks
+    progress: Callable[[str], Callable[..., Awaitable[None]]] | None
     _timeouts: dict[str, float]
     _guarded: Callable[[str, str], Awaitable[str]] | None
 
@@ -86,17 +91,27 @@ class ToolCalls:
                                 decision, "not sent")
         timeout = self._timeouts.get(offered.server, self.timeout)
         try:
-            result = await connection.call_tool(offered.tool.name, parse_arguments(name, arguments), timeout)
+            if needs_tasks(offered.tool):  # lesson 9: started as a task, polled until it ends or the deadline
+                result = await self.tasks.call(connection, offered.tool.name, parse_arguments(name, arguments), timeout)
+            else:
+                result = await connection.call_tool(offered.tool.name, parse_arguments(name, arguments), timeout,
+                                                    self.progress(name) if self.progress else None)
         except ServerError as e:
             if (e.details or connection.failure is not None) and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
             return self._record(Outcome(name, call_failed(e, name, offered.read_only), True, by="host",
                                         diagnosis=str(e)), decision, outcome_of(e))
         self._warn_about_stdout(connection)
-        text = capped(result_text(result), name, self.max_result_chars)
+        if isinstance(result, TaskEnd):  # cancelled, or still running after the deadline: no result yet
+            return self._record(Outcome(name, result.text, result.is_error, by="host"), decision, result.happened)
+        text = capped(self._text_for_model(offered, result), name, self.max_result_chars)
         # Judged now, as the text enters the context: a definition that changes later cannot take the taint away.
         return self._record(Outcome(name, text, bool(result.is_error), open_world=open_world(offered.tool)), decision,
                             "ran, the tool reported an error" if result.is_error else "ran")
+
+    def _text_for_model(self, offered: Offered, result: types.CallToolResult) -> str:
+        """What the model reads of a result (lesson 9's desk also checks its structure: course/beyond/desk.py)."""
+        return result_text(result)
 
     def _decision_for(self, name: str) -> LogEntry | None:
         """The log entry that let this call through: the newest unsettled allow or approval for `name`."""

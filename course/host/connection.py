@@ -78,8 +78,10 @@ def _warm_up_result_validation() -> None:
 class Connection:
     """An open connection to one server. Create with `await Connection.open(name, spec)`."""
 
-    def __init__(self, name: str, spec: ServerSpec, *, read_timeout: float):
+    def __init__(self, name: str, spec: ServerSpec, *, read_timeout: float,
+                 elicitation: Callable[..., Awaitable[types.ElicitResult]] | None = None):
         self.name, self.spec, self.read_timeout = name, spec, read_timeout
+        self.elicitation = elicitation  # lesson 9: declares the elicitation capability, answers the questions
         self.client: Client | None = None
         self.seen = Observed()
         self.failure: ServerError | None = None
@@ -93,10 +95,11 @@ class Connection:
         self.on_tools_changed: Callable[[], Awaitable[None]] | None = None  # then this lists them again
 
     @classmethod
-    async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0) -> Connection:
+    async def open(cls, name: str, spec: ServerSpec, *, read_timeout: float = 10.0,
+                   elicitation: Callable[..., Awaitable[types.ElicitResult]] | None = None) -> Connection:
         check_spec(spec)
         _warm_up_result_validation()
-        conn = cls(name, spec, read_timeout=read_timeout)
+        conn = cls(name, spec, read_timeout=read_timeout, elicitation=elicitation)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         # Read the outcome even when nobody waits any more (after a timeout), so asyncio does not warn.
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -179,6 +182,8 @@ class Connection:
         spec = self.spec
         options: dict[str, Any] = {"read_timeout_seconds": self.read_timeout, "message_handler": self._on_message,
                                    "client_info": _client_info()}
+        if self.elicitation is not None:
+            options["elicitation_callback"] = self.elicitation
         if isinstance(spec, InMemory):
             return Client(spec.server, mode=spec.mode, **options)
         if isinstance(spec, Stdio):
@@ -257,11 +262,21 @@ class Connection:
             seen_cursors.add(cursor)
         raise ServerError(self.name, f"the tool list has more than {MAX_PAGES} pages.", "the server's pagination.")
 
-    async def call_tool(self, tool: str, arguments: dict, timeout: float) -> types.CallToolResult:
-        """Call one tool. A timeout or a dead server raises `ServerError`; tool failures come back flagged."""
+    async def call_tool(self, tool: str, arguments: dict, timeout: float,
+                        progress: Callable[..., Awaitable[None]] | None = None) -> types.CallToolResult:
+        """Call one tool. A timeout or a dead server raises `ServerError`; tool failures come back flagged.
+
+        `progress(progress, total, message)` hears the server's progress notifications (lesson 9)."""
         client = self._usable()
         try:
-            return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+            return await client.call_tool(tool, arguments, read_timeout_seconds=timeout,
+                                          progress_callback=progress)  # type: ignore[arg-type]
+        except RuntimeError as e:  # the SDK's own check of a listed tool's outputSchema (lesson 9)
+            if "structured content" not in str(e) and "output schema" not in str(e):
+                raise
+            raise ServerError(self.name, f"{tool} returned a result that breaks its own outputSchema, so the host "
+                                         "refused it.", "the server's tool (tell its maintainer).",
+                              f"\n  The SDK said: {redact(str(e))[:300]}") from None
         except MCPError as e:
             if e.code == REQUEST_TIMEOUT:  # the call timed out; the connection is still fine
                 raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",

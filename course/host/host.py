@@ -15,7 +15,8 @@
 - unknown tools, unreadable arguments and arguments that break the tool's input schema are
   answered here, before anyone is asked to approve and without bothering the server;
 - when a server announces a new tool list, the host lists its tools again (the allowlist still
-  decides); a tool that can only run as an MCP task is not offered;
+  decides); a tool that can only run as an MCP task runs as one (lesson 9, `tasks.py`) where the
+  server serves tasks, and is not offered where it does not;
 - each call has a timeout; a failed call is always reported to the model as an error.
 - `offering.py` holds what the model sees, `calls.py` how its calls run, `context.py` resources
   and prompts; this file connects and closes.
@@ -39,6 +40,7 @@ from course.host.notes import stdout_noise
 from course.host.offering import HostRule, Offered, ToolOffering
 from course.host.pinning import Pins
 from course.host.servers import ServerSpec, check_spec
+from course.host.tasks import HostTasks, print_status
 from course.permissions import DecisionLog
 
 __all__ = ["HostRule", "McpHost", "Offered"]
@@ -49,13 +51,18 @@ class McpHost(ToolOffering, ToolCalls, ContextPrimitives):  # offering.py, calls
 
     def __init__(self, *, approver: Approver | None = None, timeout: float = 10.0,
                  rules: Iterable[HostRule] = (), log: DecisionLog | None = None, quiet: bool = False,
-                 max_result_chars: int = MAX_RESULT_CHARS):
+                 max_result_chars: int = MAX_RESULT_CHARS, tasks: HostTasks | None = None,
+                 elicitation: Callable[..., Awaitable[types.ElicitResult]] | None = None,
+                 progress: Callable[[str], Callable[..., Awaitable[None]]] | None = None):
         self.approver = approver or _nobody
         self.timeout = timeout  # seconds per tool call (a server's own timeout, if given, wins)
         self.max_result_chars = max_result_chars  # longer results are cut, with a note for the model
         self.rules = list(rules)
         self.log = log if log is not None else DecisionLog()
         self.quiet = quiet
+        self.tasks = tasks or HostTasks(on_status=None if quiet else print_status)  # lesson 9
+        self.elicitation = elicitation  # lesson 9: who answers a server's question (course.beyond.answerers)
+        self.progress = progress  # lesson 9: tool name -> a progress display for that call (course.beyond.progress)
         self.connections: dict[str, Connection] = {}
         self.listed: dict[str, list[types.Tool]] = {}  # everything each server listed
         self.hidden: dict[str, list[str]] = {}  # listed but not on the allowlist
@@ -86,7 +93,7 @@ class McpHost(ToolOffering, ToolCalls, ContextPrimitives):  # offering.py, calls
             raise ValueError(f"a server named {name!r} is already connected; pick another name or close it first.")
         if SEPARATOR in name or openai_name(name) != name:
             raise ValueError(f"server names use letters, digits, _ and - (no {SEPARATOR!r}): {name!r}.")
-        connection = await Connection.open(name, spec, read_timeout=read_timeout)
+        connection = await Connection.open(name, spec, read_timeout=read_timeout, elicitation=self.elicitation)
         try:
             tools = await connection.list_tools()
         except ServerError:

@@ -23,6 +23,7 @@ from course.errors import ServerError
 from course.host.convert import exposed_names, is_read_only, needs_tasks, to_openai_tool
 from course.host.pinning import Pins, withheld_notes
 from course.host.screening import flag_notes
+from course.host.tasks import serves_tasks
 from course.permissions import Decision, DecisionLog, Policy, PolicyRule
 from course.show import printable
 
@@ -102,11 +103,14 @@ class ToolOffering:
         """Recompute what the model sees: allowlisted tools, with clashing names prefixed."""
         allowed = [(server, tool) for server, tools in self.listed.items()
                    for tool in self.pins.review(server, tools, self._allow[server]) if tool.name in self._allow[server]]
-        chosen = [(server, tool) for server, tool in allowed if not needs_tasks(tool)]  # they fail every call
+        # A task-only tool fails every ordinary call: offered only where the server serves tasks (lesson 9)
+        unrunnable = {server for server in self.listed
+                      if server not in self.connections or not serves_tasks(self.connections[server])}
+        chosen = [(server, tool) for server, tool in allowed if not (needs_tasks(tool) and server in unrunnable)]
         self.hidden = {server: [t.name for t in tools if t.name not in self._allow[server]]
                        for server, tools in self.listed.items()}
         self.needs_tasks = {server: [t.name for s, t in allowed if s == server and needs_tasks(t)]
-                            for server in self.listed}
+                            for server in unrunnable}
         names = exposed_names([(server, tool.name) for server, tool in chosen])
         self.offered = {name: Offered(name, server, tool) for name, (server, tool) in zip(names, chosen, strict=True)}
         self._guarded = guarded(self.call_server, policy=self.policy(), approver=self.approver, log=self.log)
@@ -139,8 +143,8 @@ class ToolOffering:
         text = f"{shown(server)}: {len(mine)} of {len(self.listed[server])} tools offered to the model: {tags}"
         if self.hidden[server]:
             text += f"\n  hidden (not on your allowlist): {', '.join(map(shown, self.hidden[server]))}"
-        if self.needs_tasks[server]:
-            text += (f"\n  not offered (they only run as MCP tasks, which this host does not support): "
+        if self.needs_tasks.get(server):
+            text += (f"\n  not offered (they only run as MCP tasks, and this server does not say it serves tasks): "
                      f"{', '.join(map(shown, self.needs_tasks[server]))}")
         missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
         if missing:

@@ -3,6 +3,7 @@
     "Please refund 20 EUR to leo@example.com."      -> issue_refund (the server asks the human which order)
     "How many LAMP-1 do we have?"                    -> stock_level (a structured result)
     "Recount the stock in 5 aisles."                 -> recount_stock (progress; the human may cancel)
+    "Recount the north warehouse."                   -> recount_warehouse (an MCP task; may still be running)
 
 After the tool's answer it repeats what the tool said, and says plainly when it was cancelled,
 declined or refused, so the lesson shows the model being told the truth.
@@ -21,6 +22,8 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.\w+")
 AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:EUR|€)")
 SKU = re.compile(r"\b[A-Z]+-\d\b")
 AISLES = re.compile(r"(\d+)\s+aisles")
+STILL_RUNNING = re.compile(r"Still running: (\S+) is running on the server as (task \S+) ")
+WAREHOUSE = re.compile(r"\b(north|south) warehouse", re.IGNORECASE)
 
 
 def desk(body: dict) -> str | ToolCall:
@@ -34,6 +37,9 @@ def desk(body: dict) -> str | ToolCall:
     sku = SKU.search(text)
     if sku and "stock_level" in tools:
         return call("stock_level", sku=sku.group(0))
+    warehouse = WAREHOUSE.search(text)
+    if warehouse and "recount_warehouse" in tools:
+        return call("recount_warehouse", warehouse=warehouse.group(1).lower())
     aisles = AISLES.search(text)
     if aisles and "recount_stock" in tools:
         return call("recount_stock", aisles=int(aisles.group(1)))
@@ -43,6 +49,10 @@ def desk(body: dict) -> str | ToolCall:
 def answer(name: str, arguments: dict, result: str) -> str:
     if result.startswith(("Error", "Cancelled")):
         return f"I could not finish that: {result}"
+    running = STILL_RUNNING.match(result)
+    if running:
+        return f"Not finished yet: {running.group(1)} is still running on the server ({running.group(2)}); " \
+               "I will not guess its result."
     if name == "stock_level":
         data = json.loads(result.splitlines()[0])
         free = data["on_hand"] - data["reserved"]
