@@ -15,7 +15,7 @@ NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(s
 OFFLINE := $(PY) -m course.offline
 SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server class-status class-cache hub clean clean-state
+.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-add class-server class-status class-cache hub clean clean-state
 
 # Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
 # the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
@@ -91,6 +91,12 @@ wheelhouse:
 # The class MCP server (WORKSHOP.md): a token per learner, then one server for the whole class.
 class-tokens: setup
 	$(PY) -m course.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
+
+# A late learner, while the class runs: NAME=zoe (NAME="zoe zed" for two) gets a line in the tokens file; the
+# class server and the hub read the file again when it changes, so nothing restarts (course/classroom/roster.py).
+class-add: setup
+	@test -n "$(NAME)" || { echo "say who: make class-add NAME=zoe" >&2; exit 2; }
+	$(PY) -m course.classroom.roster --tokens $(or $(TOKENS),tokens.txt) $(foreach n,$(NAME),--add $(n))
 
 # DATA=DIR: where the learners' shops and call logs go (default WORK/class); `make class-status` sums them up.
 class-server: setup

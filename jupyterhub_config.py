@@ -70,8 +70,10 @@ def admin_password() -> str:
 from course.classroom.hub import (  # noqa: E402
     CourseAuthenticator,
     CourseSpawner,
+    class_token,
     learner_runtime,
     set_password,
+    tokens_file,
     useradd,
 )
 
@@ -106,17 +108,17 @@ set_password(PASSWORDS, "teacher", admin_password())
 # With the class MCP server (WORKSHOP.md): COURSE_CLASS_TOKENS=tokens.txt gives each learner the token
 # of the line with their user name, and only those names (and "teacher") may log in. Lesson 6 then
 # talks to the class server at COURSE_MCP_URL instead of starting its own.
+# The file is read again when it changes: `make class-add NAME=zoe` lets a late learner in with no restart.
 class_tokens = os.environ.get("COURSE_CLASS_TOKENS")
 token_of: dict = {}
 if class_tokens:
-    from course.classroom.learners import read_tokens
-
     if stat.S_IMODE(os.stat(class_tokens).st_mode) & 0o077:
         sys.exit(f"{class_tokens} can be read by other accounts: every line is a learner's password. "
                  f"`chmod 600 {class_tokens}`, or make a new one with `make class-tokens`.")
-    token_of = {name: token for token, name in read_tokens(Path(class_tokens)).items()}
+    token_of = {name: token for token, name in tokens_file(class_tokens).learners().items()}
     c.Authenticator.allow_all = False
     c.Authenticator.allowed_users = set(token_of) | {"teacher"}
+    c.CourseAuthenticator.class_tokens = class_tokens  # and whoever the file names later (course/classroom/hub.py)
 
 # Each learner: their own system user and home, a JupyterLab run from the course's venv.
 c.JupyterHub.spawner_class = CourseSpawner
@@ -141,7 +143,7 @@ if token_of:
     c.Spawner.environment |= {
         "COURSE_MCP_URL": os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp"),
         # JupyterHub calls it per learner: each server gets its own learner's token, and no other.
-        "COURSE_MCP_TOKEN": lambda spawner: token_of.get(spawner.user.name, ""),
+        "COURSE_MCP_TOKEN": lambda spawner: class_token(class_tokens, spawner.user.name),
     }
 c.Spawner.http_timeout = 120  # a cold start on a busy machine can take a while
 c.Spawner.start_timeout = 120

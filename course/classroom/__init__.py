@@ -7,6 +7,7 @@
 |---|---|
 | `server` | the class server: lesson 5's servers once for the class, over Streamable HTTP |
 | `learners` | the tokens file, the token check, a workspace per learner (`LearnerMiddleware`) |
+| `roster` | `make class-add NAME=zoe`: a late learner, with nothing restarted |
 | `class_data` | `make class-status`: what each learner's folder holds |
 | `class_cache` | `make class-cache`: the teacher embeds lesson 3's documents once for a hub's learners |
 | `endpoint` | lesson 6's document server: the class's when given one, else its own |
