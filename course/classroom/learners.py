@@ -177,8 +177,9 @@ class Workspace:
     def log(self) -> Path:
         return self.folder / "calls.jsonl"
 
-    def record(self, method: str, tool: str | None, ok: bool, seconds: float) -> None:
-        """One line per request: what, whether it worked, how long. No arguments, no token."""
+    def record(self, method: str, tool: str | None, ok: bool | None, seconds: float) -> None:
+        """One line per request: what, whether it worked (None: the client left before the answer, as a
+        session's `subscriptions/listen` does at its normal end), how long. No arguments, no token."""
         self.calls += 1
         entry = {"at": round(time.time(), 3), "method": method, "tool": tool, "ok": ok, "ms": round(seconds * 1000, 1)}
         self.folder.mkdir(parents=True, exist_ok=True)  # the teacher may have reset them during this request
@@ -237,6 +238,13 @@ class ForLearner:
     write_tools = ShopStore.write_tools
 
 
+def is_error(result: Any) -> bool:
+    """Whether a result the middleware sees is a tool's error: the SDK hands it on as the wire's dict."""
+    if isinstance(result, Mapping):
+        return bool(result.get("isError"))
+    return bool(getattr(result, "is_error", False))
+
+
 class LearnerMiddleware:
     """MCP server middleware: serves each request from its learner's workspace and logs it there.
 
@@ -258,8 +266,12 @@ class LearnerMiddleware:
         start, ok = time.perf_counter(), False
         try:
             result = await call_next(ctx)
-            ok = not getattr(result, "is_error", False)
+            ok = not is_error(result)
             return result
+        except BaseException as e:
+            if not isinstance(e, Exception):  # cancelled: the client went away (a session's normal end), no failure
+                ok = None
+            raise
         finally:
             _current.reset(reset)
             if ctx.request_id is not None and isinstance(space, Workspace):  # only the class server keeps a call log
