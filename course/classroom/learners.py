@@ -263,7 +263,8 @@ class LearnerMiddleware:
         space = self.workspaces[learner]
         tool = (ctx.params or {}).get("name") if ctx.method == "tools/call" else None
         reset = _current.set(space)
-        start, ok = time.perf_counter(), False
+        start = time.perf_counter()
+        ok: bool | None = False
         try:
             result = await call_next(ctx)
             ok = not is_error(result)
