@@ -79,9 +79,11 @@ stub-api: setup
 
 # Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, what `make hub` needs, ports;
 # a verdict.) HUB=1: this machine serves the hub, so a missing node or configurable-http-proxy is a failure.
+# LEARNERS=20 (LENGTH=2h or half-day): its memory and cores against WORKSHOP.md's table for that room.
+DOCTOR_ARGS = $(if $(HUB),--hub) $(if $(LEARNERS),--learners $(LEARNERS)) $(if $(LENGTH),--path $(LENGTH))
 doctor:
-	@if [ -x $(PY) ]; then $(PY) -m course.doctor $(if $(HUB),--hub); \
-		else PYTHONPATH=. $(PYTHON) -m course.doctor $(if $(HUB),--hub); fi
+	@if [ -x $(PY) ]; then $(PY) -m course.doctor $(DOCTOR_ARGS); \
+		else PYTHONPATH=. $(PYTHON) -m course.doctor $(DOCTOR_ARGS); fi
 
 # For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick);
 # `make setup` then installs from it with no network.
