@@ -15,7 +15,7 @@ NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(s
 OFFLINE := $(PY) -m course.offline
 SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-add class-server class-status class-cache hub clean clean-state
+.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-add class-server class-status class-rehearsal class-cache hub clean clean-state
 
 # Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
 # the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
@@ -107,6 +107,12 @@ class-server: setup
 
 class-status: setup
 	@$(PY) -m course.classroom.class_data $(if $(DATA),--data "$(DATA)")
+
+# Before the day, on the machine of the day: N simulated learners (20) run lesson 6's calls at once against a
+# class server started for them, straight to it (no hub, no kernels); prints time, latency and memory, and
+# WORKSHOP.md's row for N. EMBEDDER=lexical for a quicker run.
+class-rehearsal: setup
+	$(OFFLINE) course.classroom.rehearsal --learners $(or $(N),20) $(if $(EMBEDDER),--embedder $(EMBEDDER))
 
 # Before a hub workshop: lesson 3's embeddings once for the whole class, into .cache/class-embeddings
 # (OUT=DIR elsewhere), which `make hub` hands to every learner's kernel to read (WORKSHOP.md).

@@ -122,3 +122,14 @@ def test_a_clean_session_on_the_class_server_shows_no_failed_call_and_a_tool_err
     rows = {r.name: r for r in class_data(tmp_path / "class")}
     assert rows["anna"].calls >= 3 and rows["anna"].failed == 0, (tmp_path / "class/anna/calls.jsonl").read_text()
     assert rows["ben"].failed == 1
+
+
+def test_a_rehearsal_with_two_simulated_learners_prints_time_latency_memory_and_the_rooms_size(capsys):
+    from course.classroom.rehearsal import main as rehearsal
+
+    assert rehearsal(["--learners", "2", "--embedder", "lexical"]) == 0
+    out = capsys.readouterr().out
+    assert "2 simulated learners, lesson 6's calls, straight to the class server (no hub" in out
+    assert "errors          0" in out and "crossed shops   0" in out
+    for shown in ("time ", "p50 ", "p95 ", "class server    peak ", "GB available", "make doctor LEARNERS=2"):
+        assert shown in out, shown
