@@ -85,10 +85,10 @@ doctor:
 	@if [ -x $(PY) ]; then $(PY) -m course.doctor $(DOCTOR_ARGS); \
 		else PYTHONPATH=. $(PYTHON) -m course.doctor $(DOCTOR_ARGS); fi
 
-# For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick);
-# `make setup` then installs from it with no network.
+# For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick), for
+# Python 3.11, 3.12 and 3.13 (PYTHONS="3.12" for one); `make setup` then installs from it with no network.
 wheelhouse:
-	PYTHON=$(PYTHON) WHEELHOUSE=$(WHEELHOUSE) sh scripts/wheelhouse.sh
+	PYTHON=$(PYTHON) WHEELHOUSE=$(WHEELHOUSE) $(if $(PYTHONS),PYTHONS="$(PYTHONS)") sh scripts/wheelhouse.sh
 
 # The class MCP server (WORKSHOP.md): a token per learner, then one server for the whole class.
 class-tokens: setup
