@@ -84,9 +84,28 @@ RUNTIME = learner_runtime(VENV, Path(os.environ.get("COURSE_HUB_RUNTIME", "/opt/
 c = get_config()  # noqa: F821 -- JupyterHub defines it when it reads this file
 
 c.JupyterHub.bind_url = os.environ.get("COURSE_HUB_URL", "http://127.0.0.1:8080")
-if os.environ.get("COURSE_HUB_SSL_CERT"):  # HTTPS on the classroom's network (WORKSHOP.md)
-    c.JupyterHub.ssl_cert = os.environ["COURSE_HUB_SSL_CERT"]
-    c.JupyterHub.ssl_key = os.environ["COURSE_HUB_SSL_KEY"]
+
+
+def https(cert: str | None, key: str | None, url: str) -> tuple[str, str] | None:
+    """(cert, key) for JupyterHub's own HTTPS (ssl_cert/ssl_key), from the environment; None: plain HTTP."""
+    if not cert and not key:
+        if not url.startswith(("http://127.", "http://localhost", "http://[::1]", "https://")):
+            print(f"The hub listens on {url} in plain HTTP: passwords cross the network readable. Give it "
+                  "COURSE_HUB_SSL_CERT and COURSE_HUB_SSL_KEY, or put it behind an HTTPS proxy (WORKSHOP.md).",
+                  file=sys.stderr)
+        return None
+    if not (cert and key):
+        sys.exit("HTTPS needs both COURSE_HUB_SSL_CERT (the certificate, PEM) and COURSE_HUB_SSL_KEY (its key).")
+    for name, path in (("COURSE_HUB_SSL_CERT", cert), ("COURSE_HUB_SSL_KEY", key)):
+        if not Path(path).is_file():
+            sys.exit(f"{name}={path}: no such file (WORKSHOP.md says how to make a certificate).")
+    return str(Path(cert).resolve()), str(Path(key).resolve())
+
+
+tls = https(os.environ.get("COURSE_HUB_SSL_CERT"), os.environ.get("COURSE_HUB_SSL_KEY"), c.JupyterHub.bind_url)
+if tls:  # HTTPS on the classroom's network (WORKSHOP.md): JupyterHub's proxy serves it
+    c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = tls
+    c.JupyterHub.bind_url = c.JupyterHub.bind_url.replace("http://", "https://", 1)
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")

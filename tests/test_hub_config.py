@@ -158,3 +158,23 @@ def test_a_learner_added_to_the_tokens_file_during_the_class_logs_in_and_gets_th
     assert token_of(SimpleNamespace(user=SimpleNamespace(name="zoe"))) == zoe
     assert token_of(SimpleNamespace(user=SimpleNamespace(name="anna"))) not in ("", zoe)
     assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
+
+
+def test_a_certificate_and_key_from_the_environment_make_the_hub_serve_https(hub_env, tmp_path, monkeypatch, capsys):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert.write_text("-----BEGIN CERTIFICATE-----\n")
+    key.write_text("-----BEGIN PRIVATE KEY-----\n")
+    monkeypatch.setenv("COURSE_HUB_URL", "http://0.0.0.0:8443")
+    config = load_config()
+    assert "plain HTTP" in capsys.readouterr().err and "ssl_cert" not in config.JupyterHub
+    monkeypatch.setenv("COURSE_HUB_SSL_CERT", str(cert))
+    monkeypatch.setenv("COURSE_HUB_SSL_KEY", str(key))
+    config = load_config()
+    assert (config.JupyterHub.ssl_cert, config.JupyterHub.ssl_key) == (str(cert), str(key))
+    assert config.JupyterHub.bind_url == "https://0.0.0.0:8443" and "plain HTTP" not in capsys.readouterr().err
+    monkeypatch.delenv("COURSE_HUB_SSL_KEY")
+    with pytest.raises(SystemExit, match="both COURSE_HUB_SSL_CERT"):
+        load_config()
+    monkeypatch.setenv("COURSE_HUB_SSL_KEY", str(tmp_path / "missing.pem"))
+    with pytest.raises(SystemExit, match="no such file"):
+        load_config()
