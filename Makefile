@@ -108,11 +108,12 @@ class-server: setup
 class-status: setup
 	@$(PY) -m course.classroom.class_data $(if $(DATA),--data "$(DATA)")
 
-# Before the day, on the machine of the day: N simulated learners (20) run lesson 6's calls at once against a
-# class server started for them, straight to it (no hub, no kernels); prints time, latency and memory, and
-# WORKSHOP.md's row for N. EMBEDDER=lexical for a quicker run.
+# Before the day, on the machine of the day: N simulated learners (20) run lesson 6's calls at once: logged in
+# to a real hub when root with `make hub` done, else straight to a class server started for them (it says
+# which; TO=hub or TO=class-server to choose); prints time, latency and memory. EMBEDDER=lexical: quicker.
 class-rehearsal: setup
-	$(OFFLINE) course.classroom.rehearsal --learners $(or $(N),20) $(if $(EMBEDDER),--embedder $(EMBEDDER))
+	$(OFFLINE) course.classroom.rehearsal --learners $(or $(N),20) $(if $(EMBEDDER),--embedder $(EMBEDDER)) \
+		$(if $(TO),--to $(TO))
 
 # Before a hub workshop: lesson 3's embeddings once for the whole class, into .cache/class-embeddings
 # (OUT=DIR elsewhere), which `make hub` hands to every learner's kernel to read (WORKSHOP.md).

@@ -127,7 +127,7 @@ def test_a_clean_session_on_the_class_server_shows_no_failed_call_and_a_tool_err
 def test_a_rehearsal_with_two_simulated_learners_prints_time_latency_memory_and_the_rooms_size(capsys):
     from course.classroom.rehearsal import main as rehearsal
 
-    assert rehearsal(["--learners", "2", "--embedder", "lexical"]) == 0
+    assert rehearsal(["--learners", "2", "--embedder", "lexical", "--to", "class-server"]) == 0
     out = capsys.readouterr().out
     assert "2 simulated learners, lesson 6's calls, straight to the class server (no hub" in out
     assert "errors          0" in out and "crossed shops   0" in out

@@ -1,16 +1,18 @@
 """A rehearsal with N simulated learners: `make class-rehearsal N=20` (before the day, on the machine of the day).
 
-    python -m course.classroom.rehearsal --learners 20 [--embedder auto|lexical] [--rounds 3]
+    python -m course.classroom.rehearsal --learners 20 [--to auto|hub|class-server] [--embedder auto|lexical]
 
-What it simulates, and what not: N learners, each with a token of their own, log in to a class MCP
-server started here (a fresh tokens file and data folder, removed afterwards) and run lesson 6's
-calls through the course's host, all at once, as a room does at lesson 6 §6: connect, list the
-tools, search the documents, read an order, open a ticket and ask for a refund (approved). It does
-not start a JupyterHub, JupyterLab servers or kernels: the learners talk to the class server
-directly, from this one process. Their kernels' memory is what `make bench` measures
-(bench/sizing.py) and WORKSHOP.md's table adds up (`make doctor LEARNERS=N` checks a machine against
-it). Printed: the wall time, call latency p50/p95, errors, learners whose
-shop holds someone else's writes (goal 0), the class server's peak memory, and this machine's.
+Where the learners go, and the first line it prints says which: as root, with JupyterHub and
+configurable-http-proxy installed (`make hub`), to **a real hub** (`rehearsal_hub.py`): each logs
+in, gets a server as their own system user and runs lesson 6's calls in a kernel there. Elsewhere
+(or `--to class-server`), **straight to the class server**: N learners, a token each, run lesson
+6's calls through the course's host from this one process, all at once, as a room does at lesson 6
+§6 (connect, list the tools, search the documents, read an order, open a ticket, ask for a refund,
+approved); no hub, no JupyterLab, no kernels (their memory is what `make bench` measures in
+bench/sizing.py and WORKSHOP.md's table adds up; `make doctor LEARNERS=N` checks a machine against
+it). Either way the class server is started here on a fresh tokens file and data folder, removed
+afterwards. Printed: the wall time, latency, errors, learners whose shop holds someone else's writes
+(goal 0), the class server's memory, the learners' (hub) or this machine's (class server).
 """
 
 from __future__ import annotations
@@ -132,9 +134,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", choices=["auto", "lexical"], default="auto",
                         help="the class server's search (auto: embeddings, as in the room)")
     parser.add_argument("--rounds", type=int, default=1, help="times each learner runs lesson 6's calls")
+    parser.add_argument("--to", choices=["auto", "hub", "class-server"], default="auto",
+                        help="hub: log in to a real JupyterHub (root); class-server: straight to it; auto: the hub "
+                             "when this machine can run one")
     args = parser.parse_args(argv)
     if not 1 <= args.learners <= 200:
         parser.error("--learners: between 1 and 200")
+    from course.classroom import rehearsal_hub
+
+    why_not = rehearsal_hub.possible()
+    if args.to == "hub" and why_not:
+        parser.exit(2, f"no hub rehearsal here: {why_not}\n")
+    if args.to != "class-server" and not why_not:
+        print(f"starting the class server, a JupyterHub and {args.learners} simulated learners...",
+              file=sys.stderr, flush=True)
+        run = rehearsal_hub.rehearse_on_hub(args.learners, args.embedder)
+        print(rehearsal_hub.report(run))
+        return 0 if not any(r.errors or r.problem for r in run.learners) else 1
+    if args.to == "auto":
+        print(f"no hub here ({why_not}): the learners go straight to the class server", file=sys.stderr)
     print(f"starting the class server and {args.learners} simulated learners...", file=sys.stderr, flush=True)
     done = rehearse(args.learners, args.embedder, args.rounds)
     print(done.report())
