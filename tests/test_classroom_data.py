@@ -130,6 +130,6 @@ def test_a_rehearsal_with_two_simulated_learners_prints_time_latency_memory_and_
     assert rehearsal(["--learners", "2", "--embedder", "lexical", "--to", "class-server"]) == 0
     out = capsys.readouterr().out
     assert "2 simulated learners, lesson 6's calls, straight to the class server (no hub" in out
-    assert "errors          0" in out and "crossed shops   0" in out
+    assert "errors          0" in out and "crossed shops   0" in out and "index ready" in out
     for shown in ("time ", "p50 ", "p95 ", "class server    peak ", "GB available", "make doctor LEARNERS=2"):
         assert shown in out, shown
