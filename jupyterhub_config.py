@@ -16,7 +16,9 @@ with HTTPS: COURSE_HUB_SSL_CERT and COURSE_HUB_SSL_KEY, WORKSHOP.md), COURSE_HUB
 COURSE_HUB_HOMES (/home), COURSE_HUB_STATE (.cache/hub), COURSE_VENV (.venv), COURSE_HUB_IDLE_MINUTES
 (60), COURSE_HUB_MEM_GB (4), COURSE_HUB_RUNTIME (/opt/llm-mcp-course: what learners run when the
 venv's Python is root's only), COURSE_SHARED_EMBEDDINGS (.cache/class-embeddings, `make class-cache`),
-COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below).
+COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below; the tokens file is read again when
+it changes, so `make class-add NAME=zoe` lets a late learner in without a restart). Beyond loopback without
+a certificate the hub says at its start that passwords cross the network in plain HTTP.
 """
 
 import os
