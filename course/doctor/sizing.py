@@ -87,5 +87,6 @@ def check_room(learners: int, path: str, memory: int | None, cores: int) -> list
                            "(WORKSHOP.md, Sizing); past one machine: Zero to JupyterHub (k8s/)"))
     found.append(Check(f"cores ({name})", "ok" if cores >= need_cores else "warn",
                        f"{cores} here, the table says {need_cores}",
-                       f"{need_cores} cores, or `make class-cache` and lesson 3 started in two groups"))
+                       f"{need_cores} cores, or " + ("`make class-cache` and lesson 3 started in two groups"
+                                                     if path == "half-day" else "lesson 6 started in two groups")))
     return found
