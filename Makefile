@@ -15,7 +15,7 @@ NOTEBOOKS := $(or $(shell git ls-files 'notebooks/[0-9]*.ipynb' 2>/dev/null),$(s
 OFFLINE := $(PY) -m course.offline
 SETUP   := PYTHON=$(PYTHON) VENV=$(VENV) WHEELHOUSE=$(WHEELHOUSE) sh scripts/setup.sh
 
-.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-server class-status class-cache hub clean clean-state
+.PHONY: setup lab lint test bench notebooks grade stub-api doctor wheelhouse class-tokens class-add class-server class-status class-rehearsal class-cache hub clean clean-state
 
 # Says what it does and how long it took; uses uv when it is on PATH (INSTALLER=pip forces pip), and
 # the wheelhouse/ folder instead of the network when it is there (see WORKSHOP.md).
@@ -79,18 +79,26 @@ stub-api: setup
 
 # Before a workshop: is this machine ready? (Python, disk, kernel, embedding model, what `make hub` needs, ports;
 # a verdict.) HUB=1: this machine serves the hub, so a missing node or configurable-http-proxy is a failure.
+# LEARNERS=20 (LENGTH=2h or half-day): its memory and cores against WORKSHOP.md's table for that room.
+DOCTOR_ARGS = $(if $(HUB),--hub) $(if $(LEARNERS),--learners $(LEARNERS)) $(if $(LENGTH),--path $(LENGTH))
 doctor:
-	@if [ -x $(PY) ]; then $(PY) -m course.doctor $(if $(HUB),--hub); \
-		else PYTHONPATH=. $(PYTHON) -m course.doctor $(if $(HUB),--hub); fi
+	@if [ -x $(PY) ]; then $(PY) -m course.doctor $(DOCTOR_ARGS); \
+		else PYTHONPATH=. $(PYTHON) -m course.doctor $(DOCTOR_ARGS); fi
 
-# For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick);
-# `make setup` then installs from it with no network.
+# For bad Wi-Fi: download every wheel the learner set needs into wheelhouse/ (copy it to a USB stick), for
+# Python 3.11, 3.12 and 3.13 (PYTHONS="3.12" for one); `make setup` then installs from it with no network.
 wheelhouse:
-	PYTHON=$(PYTHON) WHEELHOUSE=$(WHEELHOUSE) sh scripts/wheelhouse.sh
+	PYTHON=$(PYTHON) WHEELHOUSE=$(WHEELHOUSE) $(if $(PYTHONS),PYTHONS="$(PYTHONS)") sh scripts/wheelhouse.sh
 
 # The class MCP server (WORKSHOP.md): a token per learner, then one server for the whole class.
 class-tokens: setup
 	$(PY) -m course.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
+
+# A late learner, while the class runs: NAME=zoe (NAME="zoe zed" for two) gets a line in the tokens file; the
+# class server and the hub read the file again when it changes, so nothing restarts (course/classroom/roster.py).
+class-add: setup
+	@test -n "$(NAME)" || { echo "say who: make class-add NAME=zoe" >&2; exit 2; }
+	$(PY) -m course.classroom.roster --tokens $(or $(TOKENS),tokens.txt) $(foreach n,$(NAME),--add $(n))
 
 # DATA=DIR: where the learners' shops and call logs go (default WORK/class); `make class-status` sums them up.
 class-server: setup
@@ -99,6 +107,13 @@ class-server: setup
 
 class-status: setup
 	@$(PY) -m course.classroom.class_data $(if $(DATA),--data "$(DATA)")
+
+# Before the day, on the machine of the day: N simulated learners (20) run lesson 6's calls at once: logged in
+# to a real hub when root with `make hub` done, else straight to a class server started for them (it says
+# which; TO=hub or TO=class-server to choose); prints time, latency and memory. EMBEDDER=lexical: quicker.
+class-rehearsal: setup
+	$(OFFLINE) course.classroom.rehearsal --learners $(or $(N),20) $(if $(EMBEDDER),--embedder $(EMBEDDER)) \
+		$(if $(TO),--to $(TO))
 
 # Before a hub workshop: lesson 3's embeddings once for the whole class, into .cache/class-embeddings
 # (OUT=DIR elsewhere), which `make hub` hands to every learner's kernel to read (WORKSHOP.md).

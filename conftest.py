@@ -33,7 +33,7 @@ GROUPS = {
     # tests plant files there on purpose, and the class tests count the `sleep` processes their classes left.
     "grading": ("the repo's course/ and the class's leftover processes", ("tests/test_grading.py",
                 "tests/test_grading_class.py")),
-    "hub": ("system users and the hub's processes", ("tests/test_hub.py",)),
+    "hub": ("system users and the hub's processes", ("tests/test_hub.py", "tests/test_hub_rehearsal.py")),
 }
 # The longest groups and items start first, so that no worker begins a long one when the others are done.
 FIRST = ("grading", "hub", "tests/test_exercises_lessons.py", "tests/test_browser.py", "notebooks/")

@@ -16,7 +16,9 @@ with HTTPS: COURSE_HUB_SSL_CERT and COURSE_HUB_SSL_KEY, WORKSHOP.md), COURSE_HUB
 COURSE_HUB_HOMES (/home), COURSE_HUB_STATE (.cache/hub), COURSE_VENV (.venv), COURSE_HUB_IDLE_MINUTES
 (60), COURSE_HUB_MEM_GB (4), COURSE_HUB_RUNTIME (/opt/llm-mcp-course: what learners run when the
 venv's Python is root's only), COURSE_SHARED_EMBEDDINGS (.cache/class-embeddings, `make class-cache`),
-COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below).
+COURSE_CLASS_TOKENS and COURSE_MCP_URL (the class MCP server, below; the tokens file is read again when
+it changes, so `make class-add NAME=zoe` lets a late learner in without a restart). Beyond loopback without
+a certificate the hub says at its start that passwords cross the network in plain HTTP.
 """
 
 import os
@@ -70,8 +72,10 @@ def admin_password() -> str:
 from course.classroom.hub import (  # noqa: E402
     CourseAuthenticator,
     CourseSpawner,
+    class_token,
     learner_runtime,
     set_password,
+    tokens_file,
     useradd,
 )
 
@@ -82,9 +86,28 @@ RUNTIME = learner_runtime(VENV, Path(os.environ.get("COURSE_HUB_RUNTIME", "/opt/
 c = get_config()  # noqa: F821 -- JupyterHub defines it when it reads this file
 
 c.JupyterHub.bind_url = os.environ.get("COURSE_HUB_URL", "http://127.0.0.1:8080")
-if os.environ.get("COURSE_HUB_SSL_CERT"):  # HTTPS on the classroom's network (WORKSHOP.md)
-    c.JupyterHub.ssl_cert = os.environ["COURSE_HUB_SSL_CERT"]
-    c.JupyterHub.ssl_key = os.environ["COURSE_HUB_SSL_KEY"]
+
+
+def https(cert: str | None, key: str | None, url: str) -> tuple[str, str] | None:
+    """(cert, key) for JupyterHub's own HTTPS (ssl_cert/ssl_key), from the environment; None: plain HTTP."""
+    if not cert and not key:
+        if not url.startswith(("http://127.", "http://localhost", "http://[::1]", "https://")):
+            print(f"The hub listens on {url} in plain HTTP: passwords cross the network readable. Give it "
+                  "COURSE_HUB_SSL_CERT and COURSE_HUB_SSL_KEY, or put it behind an HTTPS proxy (WORKSHOP.md).",
+                  file=sys.stderr)
+        return None
+    if not (cert and key):
+        sys.exit("HTTPS needs both COURSE_HUB_SSL_CERT (the certificate, PEM) and COURSE_HUB_SSL_KEY (its key).")
+    for name, path in (("COURSE_HUB_SSL_CERT", cert), ("COURSE_HUB_SSL_KEY", key)):
+        if not Path(path).is_file():
+            sys.exit(f"{name}={path}: no such file (WORKSHOP.md says how to make a certificate).")
+    return str(Path(cert).resolve()), str(Path(key).resolve())
+
+
+tls = https(os.environ.get("COURSE_HUB_SSL_CERT"), os.environ.get("COURSE_HUB_SSL_KEY"), c.JupyterHub.bind_url)
+if tls:  # HTTPS on the classroom's network (WORKSHOP.md): JupyterHub's proxy serves it
+    c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = tls
+    c.JupyterHub.bind_url = c.JupyterHub.bind_url.replace("http://", "https://", 1)
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
@@ -106,17 +129,17 @@ set_password(PASSWORDS, "teacher", admin_password())
 # With the class MCP server (WORKSHOP.md): COURSE_CLASS_TOKENS=tokens.txt gives each learner the token
 # of the line with their user name, and only those names (and "teacher") may log in. Lesson 6 then
 # talks to the class server at COURSE_MCP_URL instead of starting its own.
+# The file is read again when it changes: `make class-add NAME=zoe` lets a late learner in with no restart.
 class_tokens = os.environ.get("COURSE_CLASS_TOKENS")
 token_of: dict = {}
 if class_tokens:
-    from course.classroom.learners import read_tokens
-
     if stat.S_IMODE(os.stat(class_tokens).st_mode) & 0o077:
         sys.exit(f"{class_tokens} can be read by other accounts: every line is a learner's password. "
                  f"`chmod 600 {class_tokens}`, or make a new one with `make class-tokens`.")
-    token_of = {name: token for token, name in read_tokens(Path(class_tokens)).items()}
+    token_of = {name: token for token, name in tokens_file(class_tokens).learners().items()}
     c.Authenticator.allow_all = False
     c.Authenticator.allowed_users = set(token_of) | {"teacher"}
+    c.CourseAuthenticator.class_tokens = class_tokens  # and whoever the file names later (course/classroom/hub.py)
 
 # Each learner: their own system user and home, a JupyterLab run from the course's venv.
 c.JupyterHub.spawner_class = CourseSpawner
@@ -141,7 +164,7 @@ if token_of:
     c.Spawner.environment |= {
         "COURSE_MCP_URL": os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp"),
         # JupyterHub calls it per learner: each server gets its own learner's token, and no other.
-        "COURSE_MCP_TOKEN": lambda spawner: token_of.get(spawner.user.name, ""),
+        "COURSE_MCP_TOKEN": lambda spawner: class_token(class_tokens, spawner.user.name),
     }
 c.Spawner.http_timeout = 120  # a cold start on a busy machine can take a while
 c.Spawner.start_timeout = 120

@@ -79,3 +79,57 @@ def test_by_default_the_class_data_is_a_class_folder_in_the_teachers_work(tmp_pa
                           env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"No learner has data in {tmp_path / 'work' / 'class'} yet."
+
+
+def test_after_a_reset_every_row_of_class_status_keeps_the_headers_columns(tmp_path):
+    spaces = Workspaces(tmp_path)
+    for name in ("anna", "ben"):
+        spaces[name].store.create_ticket("A1001", "Late", "Where is my parcel?")
+        spaces[name].record("tools/call", "create_ticket", True, 0.01)
+    shutil.rmtree(tmp_path / "anna")  # the teacher resets anna; her next request lists the tools
+    spaces["anna"].record("tools/list", None, True, 0.01)
+    (tmp_path / "cleo").mkdir()
+    (tmp_path / "cleo" / "shop.json").write_text("{ edited by hand")
+    header, *rows = table(tmp_path, class_data(tmp_path)).splitlines()[1:]
+    column = header.index("last call")
+    for row in rows:
+        assert row[column - 2:column] == "  " and row[column:column + 1] in "0123456789-", row
+        assert header.index("refunds") + len("refunds") == len(row[:column].rstrip()), row
+    assert rows[0].startswith("anna") and rows[0].endswith("(no shop yet)") and " - " in rows[0]
+    assert rows[2].startswith("cleo") and rows[2].endswith("(shop.json unreadable)")
+
+
+def test_a_clean_session_on_the_class_server_shows_no_failed_call_and_a_tool_error_shows_one(tmp_path):
+    import anyio
+
+    from course.classroom.learners import new_tokens, read_tokens, write_tokens
+    from course.classroom.server import serving
+    from course.host import McpHost, http
+
+    tokens = tmp_path / "tokens.txt"
+    write_tokens(tokens, new_tokens(["anna", "ben"]))
+    token = {name: t for t, name in read_tokens(tokens).items()}
+
+    async def session(name: str, calls: list[tuple[str, str]]) -> None:
+        async with McpHost(quiet=True) as host:  # opens, calls, closes: a lesson 6 session's normal end
+            await host.connect("shop", http(url, token=token[name]), allow={"search_docs", "get_order_record"})
+            for tool, arguments in calls:
+                await host.execute(tool, arguments)
+
+    with serving(tokens, "--embedder", "lexical", "--data", str(tmp_path / "class")) as url:
+        anyio.run(session, "anna", [("search_docs", '{"query": "who pays for returns"}')])
+        anyio.run(session, "ben", [("get_order_record", '{"order_id": "A9999"}')])  # no such order: a tool error
+    rows = {r.name: r for r in class_data(tmp_path / "class")}
+    assert rows["anna"].calls >= 3 and rows["anna"].failed == 0, (tmp_path / "class/anna/calls.jsonl").read_text()
+    assert rows["ben"].failed == 1
+
+
+def test_a_rehearsal_with_two_simulated_learners_prints_time_latency_memory_and_the_rooms_size(capsys):
+    from course.classroom.rehearsal import main as rehearsal
+
+    assert rehearsal(["--learners", "2", "--embedder", "lexical", "--to", "class-server"]) == 0
+    out = capsys.readouterr().out
+    assert "2 simulated learners, lesson 6's calls, straight to the class server (no hub" in out
+    assert "errors          0" in out and "crossed shops   0" in out and "index ready" in out
+    for shown in ("time ", "p50 ", "p95 ", "class server    peak ", "GB available", "make doctor LEARNERS=2"):
+        assert shown in out, shown

@@ -140,3 +140,58 @@ def test_make_doctor_hub_turns_a_missing_node_into_not_ready(tmp_path, monkeypat
     assert doctor.main(["--venv", str(venv), "--ports", "", "--skip-model", "--hub"]) == 1
     out = capsys.readouterr().out
     assert "NOT READY" in out and "node (for make hub)" in out and "deb.nodesource.com" in out
+
+
+GIB = 2**30
+
+
+def test_a_machine_short_of_the_tables_memory_for_its_room_fails_and_short_of_cores_warns():
+    from course.doctor import check_room, room
+
+    need_gb, need_cores = room(20, "2h")
+    memory, cores = check_room(20, "2h", (need_gb + 1) * GIB, need_cores)
+    assert (memory.status, cores.status) == ("ok", "ok")
+    memory, cores = check_room(20, "2h", (need_gb - 4) * GIB, need_cores - 1)
+    assert memory.status == "fail" and f"the table says {need_gb} GB" in memory.detail and "k8s/" in memory.fix
+    assert cores.status == "warn" and f"the table says {need_cores}" in cores.detail
+    assert check_room(20, "2h", None, need_cores)[0].status == "warn"  # memory unknown: look, but not a failure
+
+
+def test_the_half_day_needs_more_than_the_two_hour_path_and_more_learners_more_of_both():
+    from course.doctor import room
+
+    for n in (10, 20, 30):
+        assert room(n, "half-day")[0] > room(n, "2h")[0] and room(n, "half-day")[1] >= room(n, "2h")[1]
+    assert room(10, "2h") < room(20, "2h") < room(30, "2h")
+
+
+def test_workshop_md_shows_the_table_make_doctor_checks_against():
+    from course.doctor import sizing
+
+    assert sizing.table() in (ROOT / "WORKSHOP.md").read_text(), "WORKSHOP.md's table: paste sizing.table()"
+
+
+def test_make_doctor_learners_checks_the_faked_machine_against_the_table(tmp_path, monkeypatch, capsys):
+    from course.doctor import cli, room
+
+    venv = Path(sys.executable).parent.parent
+    monkeypatch.setattr(cli, "hub_checks", lambda required: [])
+    need_gb, need_cores = room(30, "half-day")
+    monkeypatch.setattr(cli, "machine_memory", lambda: 16 * GIB)
+    monkeypatch.setattr(cli, "machine_cores", lambda: 2)
+    assert doctor.main(["--venv", str(venv), "--ports", "", "--skip-model", "--learners", "30"]) == 1
+    out = capsys.readouterr().out
+    assert "memory (30 learners, half day)" in out and f"{need_gb} GB" in out and "NOT READY" in out
+    monkeypatch.setattr(cli, "machine_memory", lambda: (need_gb + 2) * GIB)
+    monkeypatch.setattr(cli, "machine_cores", lambda: need_cores)
+    assert doctor.main(["--venv", str(venv), "--ports", "", "--skip-model", "--learners", "30"]) == 0
+    assert doctor.main(["--venv", str(venv), "--ports", "", "--skip-model"]) == 0
+    assert "learners" not in capsys.readouterr().out.split("READY")[-1]
+
+
+def test_memory_is_read_from_proc_meminfo(tmp_path):
+    from course.doctor.sizing import machine_memory
+
+    (tmp_path / "meminfo").write_text("MemTotal:       16314592 kB\nMemFree:         1000 kB\n")
+    assert machine_memory(tmp_path / "meminfo") == 16314592 * 1024
+    assert machine_memory(tmp_path / "missing") is None

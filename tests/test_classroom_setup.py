@@ -75,3 +75,32 @@ def test_make_lab_needs_only_the_learner_set_and_make_test_the_developer_set():
     # `make test` runs the static gate first; the gate needs the developer set.
     assert re.search(r"^test: lint ", makefile, re.M) and re.search(r"^lint: \$\(DEV\)$", makefile, re.M)
     assert re.search(r"^\t@\$\(SETUP\) dev$", makefile, re.M)
+
+
+def test_the_wheelhouse_holds_the_locked_learner_set_for_every_supported_python(tmp_path):
+    log, bin_ = tmp_path / "calls.log", tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "python").write_text(RECORDER.format(log=log))
+    (bin_ / "python").chmod(0o755)
+    env = os.environ | {"PYTHON": str(bin_ / "python"), "WHEELHOUSE": str(tmp_path / "wheelhouse")}
+    done = subprocess.run([shutil.which("sh") or "sh", "scripts/wheelhouse.sh"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    calls = [c for c in log.read_text().splitlines() if " download " in c]
+    for version in ("3.11", "3.12", "3.13"):  # pyproject.toml's requires-python, every minor version
+        assert any(f"--python-version {version} --no-deps -r " in c for c in calls), (version, calls)
+    assert "Python 3.12:" in done.stdout and "Python 3.13:" in done.stdout
+    pins = (ROOT / "binder" / "requirements.txt").read_text()  # what -r reads: every package at the lock's version
+    assert "numpy==" in pins and "pydantic-core==" in pins
+
+
+def test_a_wheelhouse_for_one_python_only_is_a_choice_the_teacher_makes(tmp_path):
+    log, bin_ = tmp_path / "calls.log", tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "python").write_text(RECORDER.format(log=log))
+    (bin_ / "python").chmod(0o755)
+    env = os.environ | {"PYTHON": str(bin_ / "python"), "WHEELHOUSE": str(tmp_path / "w"), "PYTHONS": "3.12"}
+    subprocess.run([shutil.which("sh") or "sh", "scripts/wheelhouse.sh"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, timeout=60)
+    calls = log.read_text()
+    assert "--python-version 3.12" in calls and "--python-version 3.11" not in calls

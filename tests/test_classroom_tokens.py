@@ -70,3 +70,46 @@ def test_rewriting_a_file_that_was_readable_makes_it_private_and_leaves_no_tempo
     write_tokens(path, new_tokens(["anna"]))
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and list(read_tokens(path).values()) == ["anna"]
     assert [p.name for p in tmp_path.iterdir()] == ["tokens.txt"]
+
+
+def test_a_late_learner_added_with_class_add_is_served_by_the_running_class_server(tmp_path):
+    import anyio
+
+    from course.classroom.roster import main as class_add
+    from course.classroom.server import serving
+    from course.host import McpHost, ServerError, http
+
+    tokens = tmp_path / "tokens.txt"
+    write_tokens(tokens, new_tokens(["anna"]))
+
+    async def search(url: str, token: str) -> str:
+        async with McpHost(quiet=True) as host:
+            await host.connect("shop", http(url, token=token), allow={"search_docs"})
+            return await host.execute("search_docs", '{"query": "who pays for returns"}')
+
+    with serving(tokens, "--embedder", "lexical", "--data", str(tmp_path / "class")) as url:
+        assert "returns" in anyio.run(search, url, next(iter(read_tokens(tokens))))
+        assert class_add(["--tokens", str(tokens), "--add", "zoe"]) == 0  # the server keeps running
+        zoe = {name: token for token, name in read_tokens(tokens).items()}["zoe"]
+        assert "returns" in anyio.run(search, url, zoe)
+        try:
+            anyio.run(search, url, "z" * 24)
+            raise AssertionError("an unknown token was served")
+        except ServerError as e:
+            assert "401" in str(e) or "token" in str(e)
+    assert "search_docs" in (tmp_path / "class" / "zoe" / "calls.jsonl").read_text()  # zoe's own workspace
+    assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
+
+
+def test_adding_a_name_the_tokens_file_already_holds_is_refused_and_changes_nothing(tmp_path, capsys):
+    import pytest
+
+    from course.classroom.roster import main as class_add
+
+    tokens = tmp_path / "tokens.txt"
+    write_tokens(tokens, new_tokens(["anna"]))
+    before = tokens.read_text()
+    for name in ("anna", "../zoe"):
+        with pytest.raises(SystemExit):
+            class_add(["--tokens", str(tokens), "--add", name])
+    assert tokens.read_text() == before and "already" in capsys.readouterr().err

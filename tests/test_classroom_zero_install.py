@@ -24,12 +24,29 @@ def binder_requirements() -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.startswith(("#", "-"))]
 
 
-def test_binder_installs_the_learner_set_of_pyproject_and_nothing_else():
-    binder = binder_requirements()
-    assert set(binder) - {s for s in binder if name(s) == "torch"} == \
-        {d for d in PROJECT["dependencies"] if name(d) != "torch"}
-    extras = {name(s) for group in PROJECT["optional-dependencies"].values() for s in group}
-    assert not extras & {name(s) for s in binder}, "no test or hub tools on Binder"
+def test_binder_requirements_are_the_learner_set_pinned_by_the_lock_as_tools_pins_writes_them():
+    from tools.pins import binder_text
+
+    assert (ROOT / "binder" / "requirements.txt").read_text() == binder_text(), \
+        "binder/requirements.txt is stale: run `.venv/bin/python -m tools.pins`"
+
+
+def test_binder_pins_every_learner_dependency_at_the_locks_version_and_no_test_or_hub_tool():
+    binder = {name(s): s for s in binder_requirements()}
+    for dependency in PROJECT["dependencies"]:
+        pin = binder[name(dependency)]
+        assert pin.split("==")[1].removesuffix("+cpu") == LOCK[next(k for k in LOCK if name(k) == name(dependency))]
+    ranges = [s for s in binder.values() if "==" not in s]
+    assert ranges == ["setuptools>=77.0.3"], "only what the lock leaves out (pip freeze omits setuptools) is a range"
+    for tool in ("pytest", "nbval", "ruff", "mypy", "playwright", "jupyterhub", "import-linter", "copydetect"):
+        assert tool not in binder, "no test or hub tools on Binder"
+
+
+def test_the_learner_set_needs_nothing_more_on_python_3_12_or_3_13_than_on_3_11():
+    from tools.pins import learner_set
+
+    assert set(learner_set(("3.12",))) <= set(learner_set(("3.11",)))
+    assert set(learner_set(("3.13",))) <= set(learner_set(("3.11",)))
 
 
 def test_binder_takes_the_cpu_build_of_the_locked_torch():

@@ -139,3 +139,42 @@ def test_learners_kernels_get_the_class_embedding_cache_only_once_it_is_built(hu
     shared.mkdir()
     (shared / "sentence-transformers_all-MiniLM-L6-v2_0123456789ab.npz").write_bytes(b"built by make class-cache")
     assert load_config().Spawner.environment["COURSE_SHARED_EMBEDDINGS"] == str(shared)
+
+
+def test_a_learner_added_to_the_tokens_file_during_the_class_logs_in_and_gets_their_token_without_a_restart(
+        hub_env, tmp_path, monkeypatch):
+    from course.classroom.learners import add_learner, new_tokens, write_tokens
+
+    tokens = tmp_path / "tokens.txt"
+    write_tokens(tokens, new_tokens(["anna"]))
+    monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
+    config = load_config()  # the hub as it started: anna only
+    auth = authenticator(config)
+    token_of = config.Spawner.environment["COURSE_MCP_TOKEN"]
+    assert auth.check_allowed("anna") and not auth.check_allowed("zoe")
+    assert token_of(SimpleNamespace(user=SimpleNamespace(name="zoe"))) == ""
+    zoe = add_learner(tokens, "zoe").split()[1]  # `make class-add NAME=zoe`, the hub still running
+    assert auth.check_allowed("zoe") and not auth.check_allowed("zed")
+    assert token_of(SimpleNamespace(user=SimpleNamespace(name="zoe"))) == zoe
+    assert token_of(SimpleNamespace(user=SimpleNamespace(name="anna"))) not in ("", zoe)
+    assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
+
+
+def test_a_certificate_and_key_from_the_environment_make_the_hub_serve_https(hub_env, tmp_path, monkeypatch, capsys):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert.write_text("-----BEGIN CERTIFICATE-----\n")
+    key.write_text("-----BEGIN PRIVATE KEY-----\n")
+    monkeypatch.setenv("COURSE_HUB_URL", "http://0.0.0.0:8443")
+    config = load_config()
+    assert "plain HTTP" in capsys.readouterr().err and "ssl_cert" not in config.JupyterHub
+    monkeypatch.setenv("COURSE_HUB_SSL_CERT", str(cert))
+    monkeypatch.setenv("COURSE_HUB_SSL_KEY", str(key))
+    config = load_config()
+    assert (config.JupyterHub.ssl_cert, config.JupyterHub.ssl_key) == (str(cert), str(key))
+    assert config.JupyterHub.bind_url == "https://0.0.0.0:8443" and "plain HTTP" not in capsys.readouterr().err
+    monkeypatch.delenv("COURSE_HUB_SSL_KEY")
+    with pytest.raises(SystemExit, match="both COURSE_HUB_SSL_CERT"):
+        load_config()
+    monkeypatch.setenv("COURSE_HUB_SSL_KEY", str(tmp_path / "missing.pem"))
+    with pytest.raises(SystemExit, match="no such file"):
+        load_config()

@@ -7,6 +7,8 @@
 |---|---|
 | `server` | the class server: lesson 5's servers once for the class, over Streamable HTTP |
 | `learners` | the tokens file, the token check, a workspace per learner (`LearnerMiddleware`) |
+| `roster` | `make class-add NAME=zoe`: a late learner, with nothing restarted |
+| `rehearsal` | `make class-rehearsal N=20`: simulated learners run lesson 6's calls at once |
 | `class_data` | `make class-status`: what each learner's folder holds |
 | `class_cache` | `make class-cache`: the teacher embeds lesson 3's documents once for a hub's learners |
 | `endpoint` | lesson 6's document server: the class's when given one, else its own |

@@ -33,6 +33,7 @@ class LearnerData:
     tickets: int | None  # None: the shop file is missing or unreadable
     refunds: int | None
     last: float | None  # when their last request came, seconds since the epoch
+    note: str = ""  # why tickets and refunds are not shown
 
 
 def learner_data(folder: Path) -> LearnerData:
@@ -47,16 +48,18 @@ def learner_data(folder: Path) -> LearnerData:
             except json.JSONDecodeError:  # a line cut short by a crash
                 continue
             calls += 1
-            failed += not entry.get("ok", False)
+            failed += entry.get("ok") is False  # None: the client left first (a session's end), not a failure
             last = entry.get("at", last)
     tickets: int | None = None
     refunds: int | None = None
+    shop_file = folder / "shop.json"
+    note = "" if shop_file.exists() else "no shop yet"  # a learner just reset, or who has only read so far
     try:
-        shop = json.loads((folder / "shop.json").read_text(encoding="utf-8"))
+        shop = json.loads(shop_file.read_text(encoding="utf-8"))
         tickets, refunds = len(shop["tickets"]), len(shop["refunds"])
     except (OSError, ValueError, KeyError, TypeError):
-        pass  # shown as "no shop yet or unreadable"
-    return LearnerData(folder.name, calls, failed, tickets, refunds, last)
+        note = note or "shop.json unreadable"
+    return LearnerData(folder.name, calls, failed, tickets, refunds, last, note)
 
 
 def class_data(root: Path) -> list[LearnerData]:
@@ -71,10 +74,10 @@ def table(root: Path, rows: list[LearnerData]) -> str:
         return f"No learner has data in {root} yet."
     lines = [f"{len(rows)} learners in {root}", f"{'learner':<16}{'calls':>7}{'failed':>8}{'tickets':>9}"
              f"{'refunds':>9}  last call"]
-    for r in rows:
-        shop = (f"{r.tickets:>9}{r.refunds:>9}" if r.tickets is not None else f"{'(no shop yet or unreadable)':>18}")
+    for r in rows:  # every row in the header's columns; what is missing is said after them
+        shop = f"{r.tickets:>9}{r.refunds:>9}" if r.tickets is not None else f"{'-':>9}{'-':>9}"
         when = time.strftime("%H:%M:%S", time.localtime(r.last)) if r.last else "-"
-        lines.append(f"{r.name:<16}{r.calls:>7}{r.failed:>8}{shop}  {when}")
+        lines.append(f"{r.name:<16}{r.calls:>7}{r.failed:>8}{shop}  {when:<9}" + (f"  ({r.note})" if r.note else ""))
     return "\n".join(lines)
 
 

@@ -31,10 +31,26 @@ from jupyterhub.auth import LocalAuthenticator  # type: ignore[import-untyped]
 from jupyterhub.spawner import LocalProcessSpawner  # type: ignore[import-untyped]
 from traitlets import Integer, Unicode
 
-from course.classroom.learners import NAME
+from course.classroom.learners import NAME, TokensFile
 
 MARK = "llm-mcp-course learner"  # the comment field of every account the hub creates
 GIB = 1024**3
+
+
+_tokens_files: dict[str, TokensFile] = {}
+
+
+def tokens_file(path: str | Path) -> TokensFile:
+    """The class's tokens file, one `TokensFile` per path: read again only when it changes."""
+    key = str(Path(path).resolve())
+    if key not in _tokens_files:
+        _tokens_files[key] = TokensFile(Path(key))
+    return _tokens_files[key]
+
+
+def class_token(path: str | Path, name: str) -> str:
+    """`name`'s class token as the tokens file says now ("" for a name it does not hold)."""
+    return {learner: token for token, learner in tokens_file(path).learners().items()}.get(name, "")
 
 
 def useradd(homes: Path) -> list[str]:
@@ -60,7 +76,16 @@ def set_password(dbm_path: str | Path, name: str, password: str) -> None:
 
 
 class CourseAuthenticator(FirstUseAuthenticator, LocalAuthenticator):
-    """FirstUseAuthenticator (a learner's own password, hashed) + LocalAuthenticator (a system user each)."""
+    """FirstUseAuthenticator (a learner's own password, hashed) + LocalAuthenticator (a system user each).
+    With `class_tokens`, the names in the class's tokens file may log in, as the file says now: a learner
+    added during the class (`make class-add`) logs in without a restart of the hub."""
+
+    class_tokens = Unicode("", config=True, help="the class server's tokens file; its names may log in")
+
+    def check_allowed(self, username: str, authentication: object = None) -> bool:
+        if self.class_tokens and username in set(tokens_file(self.class_tokens).learners().values()):
+            return True
+        return bool(super().check_allowed(username, authentication))
 
     def validate_username(self, name: str) -> bool:
         if not NAME.match(name) or made_by_the_hub(name) is False:

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import secrets
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -91,24 +92,73 @@ def read_tokens(path: Path) -> dict[str, str]:
     return learners
 
 
+def add_learner(path: Path, name: str) -> str:
+    """Add `name` with a fresh token to the tokens file (rewritten 0600, atomically); returns their line.
+    A class server and a hub started with this file take the new learner at their next request."""
+    path = Path(path)
+    known = read_tokens(path)
+    if name in known.values():
+        raise TokensFileError(f"{name} is in {path} already; their line is there (hand them that one).")
+    line = new_tokens([name]).splitlines()[-1]
+    text = path.read_text(encoding="utf-8")
+    write_tokens(path, text + ("" if text.endswith("\n") else "\n") + line + "\n")
+    return line
+
+
+class TokensFile:
+    """The tokens file, read again whenever it changes: a learner added during the class
+    (`make class-add`) is let in without restarting anything. A file that became unusable
+    (a half-edited line) keeps the learners of its last good version, and says why once."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._seen: tuple[int, int, int] | None = None
+        self._learners: dict[str, str] = {}
+        self.learners()  # a bad file at the start is the teacher's to fix now: TokensFileError
+
+    def learners(self) -> dict[str, str]:
+        """token -> learner, as the file says now (one `stat` per call; read only when it changed)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            if self._seen is None:
+                read_tokens(self.path)  # its TokensFileError says what is wrong and how to make the file
+                raise
+            return self._learners  # renamed away for a moment (an editor's save): the last good version
+        seen = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if seen != self._seen:
+            try:
+                self._learners = read_tokens(self.path)
+            except TokensFileError as e:
+                if self._seen is None:
+                    raise
+                print(f"{e} Kept the {len(self._learners)} learners of its last good version.", file=sys.stderr)
+            self._seen = seen
+        return self._learners
+
+
 class LearnerTokens:
     """A `TokenVerifier`: a token from the tokens file names its learner (the `client_id`); anything else
-    is refused, and the SDK answers 401."""
+    is refused, and the SDK answers 401. Given a `TokensFile`, it follows the file's changes."""
 
-    def __init__(self, learners: dict[str, str]):
-        self._learners = dict(learners)
+    def __init__(self, learners: dict[str, str] | TokensFile):
+        self._source = learners if isinstance(learners, TokensFile) else dict(learners)
+
+    @property
+    def learners(self) -> dict[str, str]:
+        return self._source.learners() if isinstance(self._source, TokensFile) else self._source
 
     async def verify_token(self, token: str):
         from mcp.server.auth.provider import AccessToken
 
         name = None
-        for known, learner in self._learners.items():  # every comparison in constant time: no timing leak
+        for known, learner in self.learners.items():  # every comparison in constant time: no timing leak
             if hmac.compare_digest(token.encode(), known.encode()):
                 name = learner
         return AccessToken(token=token, client_id=name, scopes=[]) if name else None
 
 
-def token_auth(learners: dict[str, str]) -> dict[str, Any]:
+def token_auth(learners: dict[str, str] | TokensFile) -> dict[str, Any]:
     """`MCPServer` keyword arguments: every HTTP request needs one of these bearer tokens ({token: name})."""
     return bearer_auth(LearnerTokens(learners))
 
@@ -127,8 +177,9 @@ class Workspace:
     def log(self) -> Path:
         return self.folder / "calls.jsonl"
 
-    def record(self, method: str, tool: str | None, ok: bool, seconds: float) -> None:
-        """One line per request: what, whether it worked, how long. No arguments, no token."""
+    def record(self, method: str, tool: str | None, ok: bool | None, seconds: float) -> None:
+        """One line per request: what, whether it worked (None: the client left before the answer, as a
+        session's `subscriptions/listen` does at its normal end), how long. No arguments, no token."""
         self.calls += 1
         entry = {"at": round(time.time(), 3), "method": method, "tool": tool, "ok": ok, "ms": round(seconds * 1000, 1)}
         self.folder.mkdir(parents=True, exist_ok=True)  # the teacher may have reset them during this request
@@ -187,6 +238,13 @@ class ForLearner:
     write_tools = ShopStore.write_tools
 
 
+def is_error(result: Any) -> bool:
+    """Whether a result the middleware sees is a tool's error: the SDK hands it on as the wire's dict."""
+    if isinstance(result, Mapping):
+        return bool(result.get("isError"))
+    return bool(getattr(result, "is_error", False))
+
+
 class LearnerMiddleware:
     """MCP server middleware: serves each request from its learner's workspace and logs it there.
 
@@ -205,11 +263,16 @@ class LearnerMiddleware:
         space = self.workspaces[learner]
         tool = (ctx.params or {}).get("name") if ctx.method == "tools/call" else None
         reset = _current.set(space)
-        start, ok = time.perf_counter(), False
+        start = time.perf_counter()
+        ok: bool | None = False
         try:
             result = await call_next(ctx)
-            ok = not getattr(result, "is_error", False)
+            ok = not is_error(result)
             return result
+        except BaseException as e:
+            if not isinstance(e, Exception):  # cancelled: the client went away (a session's normal end), no failure
+                ok = None
+            raise
         finally:
             _current.reset(reset)
             if ctx.request_id is not None and isinstance(space, Workspace):  # only the class server keeps a call log

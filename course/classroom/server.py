@@ -32,10 +32,10 @@ from course.classroom.learners import (
     ForLearner,
     LearnerMiddleware,
     LearnerTokens,
+    TokensFile,
     TokensFileError,
     Workspaces,
     new_tokens,
-    read_tokens,
     write_tokens,
 )
 from course.processes import HOST
@@ -70,7 +70,7 @@ def transport_security(host: str, allow_hosts: list[str]) -> Any:
                                                       for scheme in ("http", "https")])
 
 
-def build_app(learners: dict[str, str], *, data: Path, host: str = HOST, allow_hosts: Sequence[str] = (),
+def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = HOST, allow_hosts: Sequence[str] = (),
               embedder: str = "auto", api_url: str | None = None, budget: int = 20) -> Any:
     """The class server as an ASGI app: `/mcp` (documents and the shop) and `/web/mcp` (web tools)."""
     from starlette.applications import Starlette
@@ -156,13 +156,14 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--host {args.host} listens everywhere: say which name or address learners type, "
                      "e.g. --allow-host 192.168.1.20 (others get 421)")
     try:
-        learners = read_tokens(args.tokens)
-    except TokensFileError as e:
+        tokens = TokensFile(args.tokens)  # read again when it changes: `make class-add` lets a late learner in
+    except (TokensFileError, OSError) as e:
         parser.exit(2, f"{e}\n")
+    learners = tokens.learners()
     if not is_loopback(args.host):
         warn_beyond_loopback(args.host, args.port, args.allow_host)
     data = args.data.expanduser().resolve()
-    app = build_app(learners, data=data, host=args.host, allow_hosts=args.allow_host,
+    app = build_app(tokens, data=data, host=args.host, allow_hosts=args.allow_host,
                     embedder=args.embedder, api_url=args.api, budget=args.budget)
     shown = args.allow_host[0] if args.allow_host else args.host
     print(f"class server: {len(learners)} learners at http://{shown}:{args.port}{PATH} "

@@ -22,9 +22,11 @@ from course.doctor.machine import (
     venv_python_version,
 )
 from course.doctor.report import Check, report
+from course.doctor.sizing import PATHS, check_room, machine_cores, machine_memory
 
 
-def checks(venv: Path, ports: dict[int, str], skip_model: bool = False, hub: bool = False) -> list[Check]:
+def checks(venv: Path, ports: dict[int, str], skip_model: bool = False, hub: bool = False,
+           learners: int | None = None, path: str = "half-day") -> list[Check]:
     python = venv / "bin" / "python"
     found: list[Check] = []
     if python.exists():
@@ -39,6 +41,8 @@ def checks(venv: Path, ports: dict[int, str], skip_model: bool = False, hub: boo
     else:
         found.append(Check("embedding model", "fail", f"no {venv}", "run `make setup`"))
     found += hub_checks(required=hub)
+    if learners:  # the machine that serves the room: its memory and cores against WORKSHOP.md's table
+        found += check_room(learners, path, machine_memory(), machine_cores())
     found += [check_port(port, what) for port, what in ports.items()]
     return found
 
@@ -51,8 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-model", action="store_true", help="do not load the embedding model (faster)")
     parser.add_argument("--hub", action="store_true",
                         help="this machine serves a JupyterHub: node, npm and configurable-http-proxy must be there")
+    parser.add_argument("--learners", type=int, metavar="N",
+                        help="this machine serves N learners: check its memory and cores against WORKSHOP.md's table")
+    parser.add_argument("--path", choices=sorted(PATHS), default="half-day",
+                        help="the workshop's path (2h or half-day), for --learners")
     args = parser.parse_args(argv)
     ports = {int(p): PORTS.get(int(p), "the course") for p in args.ports.split(",") if p.strip()}
-    ready, text = report(checks(args.venv, ports, args.skip_model, args.hub))
+    ready, text = report(checks(args.venv, ports, args.skip_model, args.hub, args.learners, args.path))
     print(text)
     return 0 if ready else 1
