@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import os
 import resource
 import subprocess
@@ -53,7 +54,7 @@ def test_a_right_answer_passes_in_bubblewrap_and_what_it_prints_is_kept_a_wrong_
     assert not wrong["passed"] and "should give 'ask'" in wrong["message"], wrong
 
 
-def test_in_bubblewrap_the_code_is_nobody_with_no_network_no_repo_and_a_capped_tmpfs(box):
+def test_in_bubblewrap_the_code_is_an_unprivileged_uid_with_no_network_no_repo_and_a_capped_tmpfs(box):
     probe = ("import os, socket, pathlib\nprint('uid', os.getuid())\n"
              "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=2); print('net open')\n"
              "except OSError as e:\n    print('net', type(e).__name__)\n"
@@ -62,8 +63,24 @@ def test_in_bubblewrap_the_code_is_nobody_with_no_network_no_repo_and_a_capped_t
              "except OSError as e:\n    print('tmp', e.errno)\n"
              + RIGHT)
     (answer,) = run(box, probe)
-    assert "uid 65534" in answer["output"] and "net open" not in answer["output"], answer
+    uid = int(answer["output"].split()[1])
+    assert uid not in (0, os.getuid()) and "net open" not in answer["output"], answer
     assert "repo False" in answer["output"] and "tmp" in answer["output"], answer
+
+
+SEES = "import os\nprint(os.getuid(), sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n" + RIGHT
+
+
+def test_two_sandboxes_at_once_run_as_different_uids_and_neither_sees_a_process_outside_its_own(box):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        answers = [a for (a,) in pool.map(lambda _: run(box, SEES), range(2))]
+    seen = [(int(a["output"].split()[0]), a["output"].split(" ", 1)[1]) for a in answers]
+    # Only bubblewrap's init, the worker and the cell itself: no other sandbox, nor the grader, has a pid in it
+    # to signal or ptrace; as root each sandbox also has a uid of its own (its process limit is its own).
+    assert all(a["passed"] for a in answers) and all(pids == "[1, 2, 3]\n" for _, pids in seen), seen
+    assert os.geteuid() != 0 or seen[0][0] != seen[1][0], seen
 
 
 # The security reviewer's attack: read every reachable process's memory for the grader's nonce, write
@@ -163,7 +180,7 @@ def test_a_worker_that_breaks_the_protocol_gives_a_void_verdict_not_a_pass(scrip
     with Scripted(script) as sandbox:
         first = sandbox.run_once([{**JOB, "source": RIGHT}])
     assert [list(a) for a in first] == [["void"]], first
-    assert first[0]["void"].startswith("void: "), first
+    assert first[0]["void"].startswith("the grading sandbox stopped answering: "), first
 
 
 def test_auto_stops_with_the_install_command_where_bubblewrap_cannot_run(monkeypatch):
@@ -238,7 +255,7 @@ def test_a_learner_page_shows_reasons_first_the_code_as_it_ran_and_never_run(tmp
     anna = learner("Anna", Grade("l4-guard", "review", "passed", code, reasons=["line 1: 161 characters long"]),
                    never_run=True)
     page = report.write([anna], tmp_path, copies=False)["Anna.ipynb"].read_text()
-    assert page.index("line 1: 161 characters long") < page.index("<pre class='code'>")
+    assert page.index("line 1: 161 characters long") < page.index('<pre class="code">')
     assert "⏎ wrapped" in page and "U+200B" in page and "U+FF58" in page and "never run" in page
     assert "lesson 4" in page
 
@@ -266,8 +283,8 @@ def test_a_mentors_override_and_comment_are_recorded_and_shown(tmp_path):
                  "--override", "pass"]) == 2  # an override needs a reason
     assert main(["--out", str(tmp_path), "--learner", "Anna", "--exercise", "l4-guard", "--by", "Mia",
                  "--override", "pass", "--why", "getattr reads the approver's name", "--comment", "good"]) == 0
-    page = (tmp_path / "Anna.html").read_text()
-    assert "Changed from review to pass by Mia: getattr reads the approver&#x27;s name" in page
+    page = html.unescape((tmp_path / "Anna.html").read_text())
+    assert "Changed from review to pass by Mia: getattr reads the approver's name" in page
     assert "Mentor (Mia): good" in page
     assert "Anna,Anna.ipynb,4,graded,pass,1,1" in (tmp_path / "class.csv").read_text()
 
@@ -286,9 +303,11 @@ def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_pat
     class_ = [learner(n, Grade("l4-guard", "pass", "", c)) for n, c in (("Anna", guard), ("Ben", guard),
                                                                           ("Cleo", own))]
     pairs = report.similar(class_)
-    names = {(a, b) for a, b, _ in pairs}
-    assert ("Anna l4-guard", "Ben l4-guard") in names and ("Anna l4-guard", "solutions/l4-guard.py") in names
-    assert not any("Cleo" in a + b for a, b in names)
+    assert set(pairs) == {("Anna", "Ben"), ("Anna", "solutions/l4-guard.py"), ("Ben", "solutions/l4-guard.py")}
+    assert [ex for ex, _ in pairs["Anna", "Ben"]] == ["l4-guard"]
+    report.write(class_, tmp_path)
+    index = html.unescape((tmp_path / "index.html").read_text())
+    assert "Anna ~ Ben: l4-guard 100 %" in index and "Cleo ~" not in index
 
 
 def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it():
@@ -299,7 +318,7 @@ def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it(
 
     copied = "# EXERCISE l4-policy\n" + textwrap.dedent(inspect.getsource(permissions.Policy.decide))
     pairs = report.similar([learner("Dan", Grade("l4-policy", "pass", "", copied))])
-    assert [(a, b) for a, b, _ in pairs] == [("Dan l4-policy", "course/permissions.py")], pairs
+    assert list(pairs) == [("Dan", "course/permissions.py")], pairs
 
 
 def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running():
@@ -311,15 +330,25 @@ def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running():
     assert left == []
 
 
-def test_the_rule_never_imports_a_module_a_learner_named(monkeypatch):
-    imported = []
+def test_the_rule_imports_nothing_to_judge_a_cell(monkeypatch):
     import importlib
 
+    imported: list[str] = []
     real = importlib.import_module
     monkeypatch.setattr(importlib, "import_module", lambda name, *a: imported.append(name) or real(name, *a))
     reasons = review("import antigravity\nantigravity.fly\nimport json\njson.decoder\n", 4)
-    assert any("imports `antigravity`" in r for r in reasons)
-    assert "antigravity" not in imported and "json" in imported
+    assert any("imports `antigravity`" in r for r in reasons) and imported == []
+
+
+@pytest.mark.parametrize("source", [
+    "import course.permissions\nrefund_limit = course.permissions.refund_limit\n",
+    "import course\nrefund_limit = course.permissions.refund_limit\n",
+    "import course.permissions as p\nrefund_limit = p.refund_limit\n",
+])
+def test_the_courses_own_answer_reached_through_a_module_attribute_is_flagged(source):
+    # Seen passing the rule before: only `from course.permissions import refund_limit` was caught.
+    reasons = review(source, 4)
+    assert any("course.permissions.refund_limit" in r and r.startswith("line 2") for r in reasons), reasons
 
 
 def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_is_graded():

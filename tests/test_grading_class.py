@@ -104,7 +104,7 @@ def test_every_forgery_is_review_and_honest_notebooks_pass_in_bubblewrap(tmp_pat
 
     index = (out / "index.html").read_text()
     assert "after 3,000 spaces" in index and "characters long" in index and "Similar code" in index
-    assert "<tr class='missing'><td>Absent Anna</td>" in index
+    assert '<tr class="missing"><td>Absent Anna</td>' in index
     assert "never run" in (out / "never ran.html").read_text()
     six = json.loads((out / "lesson six.json").read_text())
     assert six["problem"].startswith("another lesson: this is lesson 6") and six["results"] == []
