@@ -10,7 +10,6 @@ verdict that other code wrote or completed.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import resource
@@ -44,27 +43,23 @@ def check_cell(registry, exercise, source: str) -> tuple[bool, str, int | None]:
 
 
 def in_child(run, output: str, wall: float) -> dict:
-    """`run()` in a forked child with only its verdict pipe; what it answered and how it ended."""
+    """`run()` in a forked child: its exit status is the verdict (0 passed, 1 not), its pipe the message."""
     sys.stdout.flush()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
-        write, exit_now, fstat, code = os.write, os._exit, os.fstat, 1
+        write, exit_now, code = os.write, os._exit, 2
         try:
             os.dup2(write_end, 3)
             os.closerange(4, 1 << 16)  # the worker's answers, and everything else, are out of its reach
             fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
-            pipe = fstat(3)
-            verdict = run()
+            passed, message, seed = run()
             sys.stdout.flush()
             sys.stderr.flush()
-            now = fstat(3)  # closed or swapped (dup2) by the cell: its own line went first, the exit says so
-            if (now.st_dev, now.st_ino) == (pipe.st_dev, pipe.st_ino):
-                # Framed by a newline first: a half-line the cell wrote before cannot join the verdict's.
-                write(3, b"\n" + repr(verdict).encode("utf-8", "replace") + b"\n")
-                code = 0
+            code = 0 if passed is True else 1  # a cell can write on fd 3 as well, not set this
+            write(3, json.dumps({"message": message, "seed": seed}).encode())
         finally:
             exit_now(code)
     os.close(write_end)
@@ -82,15 +77,12 @@ def in_child(run, output: str, wall: float) -> dict:
     os.kill(pid, signal.SIGKILL)  # exited already, or out of time
     code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     end_others()
-    lines, answer = data.split(b"\n"), {"exit": code, "timed_out": timed_out, "passed": False, "message": ""}
     try:
-        assert len(lines) == 3 and lines[0] == lines[2] == b"" and code == 0
-        passed, message, seed = ast.literal_eval(lines[1].decode("utf-8", "replace"))
-        assert isinstance(passed, bool) and isinstance(message, str) and isinstance(seed, int | None)
-        answer.update(passed=passed, message=message, seed=seed)
-    except Exception:  # no line (it crashed or looped), or more than the one the child writes: no verdict
-        answer["forged"] = bool(data) and not timed_out
-    return answer
+        said = json.loads(data)
+        assert isinstance(said["message"], str) and isinstance(said["seed"], int | None)
+    except Exception:  # nothing (a crash, a loop), or the cell wrote there too: no message to trust
+        said = {"message": "", "seed": None, "forged": bool(data)}
+    return {"exit": code, "timed_out": timed_out, "passed": code == 0 and not timed_out, **said}
 
 
 def end_others() -> None:
@@ -142,6 +134,11 @@ def main() -> None:
     from course.exercises import registry
 
     exercises = [importlib.import_module(item["module"]) and registry.REGISTRY[item["id"]] for item in job["exercises"]]
+    for given in dict.fromkeys(e.given for e in exercises):  # the lessons' imports, once: each child inherits them
+        try:
+            exec(compile(given, "<given>", "exec"), {"__name__": "given"})
+        except Exception:  # the child runs it again and reports it
+            pass
     channel.write(json.dumps({"ready": True}) + "\n")
     channel.flush()
     os.dup2(log, 2)
