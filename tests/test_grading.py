@@ -83,6 +83,19 @@ def test_two_sandboxes_at_once_run_as_different_uids_and_neither_sees_a_process_
     assert os.geteuid() != 0 or seen[0][0] != seen[1][0], seen
 
 
+def test_in_a_mentors_own_account_the_code_has_no_capabilities_and_sees_only_its_sandbox(box, monkeypatch):
+    # setpriv needs root (CAP_SETUID): a mentor's own account gets bubblewrap's user namespace instead (its uid
+    # mapped to 65534, no capabilities). Here, as root, the same command line: the grader's side believes it is
+    # uid 1000 (the venv lives under /root, which no other account can run).
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    probe = ("import os\nstatus = dict(l.split(':', 1) for l in open('/proc/self/status'))\n"
+             "print(status['Uid'].split()[0], status['CapEff'].strip(), os.listdir('/proc').count('1'))\n"
+             "print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n")
+    (answer, attack, right) = run(box, probe + RIGHT, MEMORY + WRONG, RIGHT)
+    assert answer["output"] == "65534 0000000000000000 1\n[1, 2, 3]\n" and answer["passed"], answer
+    assert not attack.get("passed") and "read memory of" not in attack.get("output", "") and right["passed"], attack
+
+
 # The security reviewer's attack: read every reachable process's memory for the grader's nonce, write
 # "everything passed" (the old and the new answer format) into every pipe it can open, then kill them.
 MEMORY = """import os, re, signal, json

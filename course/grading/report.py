@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
@@ -101,7 +102,7 @@ def write(class_: list[Learner], out: Path, sandbox: str = "bubblewrap sandbox",
     out.mkdir(parents=True, exist_ok=True)
     feedback, pairs, roster = load_feedback(out), similar(class_) if copies else {}, roster or []
     ids = list(dict.fromkeys(r.id for learner in class_ for r in learner.results if r.scored))
-    stems, taken, rows = {}, {"index", "class", "feedback"}, []
+    stems, taken, rows = {}, {"index", "class", "feedback"}, list[dict[str, Any]]()
     for learner in class_:
         stem = "".join(c if c.isalnum() or c in " -_." else "_" for c in learner.name).strip() or "learner"
         name, n = stem, 2

@@ -139,7 +139,7 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
                 learner.problem = (f"another lesson: this is lesson {learner.lesson}'s notebook and the class is "
                                    f"graded for lesson {lesson}; nothing in it counts.")
             else:
-                prepare(learner, cells[learner.name], learner.lesson)
+                prepare(learner, cells[learner.name], learner.lesson or 0)
 
     def run(learner: Learner) -> None:
         todo = [r for r in learner.results if r.scored and r.code is not None]
