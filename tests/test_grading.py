@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from course.grading import report
-from course.grading.runner import Grade, Learner
+from course.grading.runner import Grade, Learner, settle
 from course.grading.sandbox import ROOT, Sandbox, SandboxError, SandboxLimits, bwrap_problem, learner_env
 from course.grading.vocabulary import review
 
@@ -273,6 +273,18 @@ def test_a_learner_page_shows_reasons_first_the_code_as_it_ran_and_never_run(tmp
     assert "lesson 4" in page
 
 
+def test_what_a_mentor_reads_has_no_escaped_quotes_and_says_what_to_do_when_there_is_no_verdict(tmp_path):
+    (reason,) = review("s = \"it's {0.__class__}\".format(1)\n", 4)
+    assert "`it's {0.__class__}`" in reason, reason  # as written: no repr, no \\'
+    result = Grade("l4-guard", "not yet", "", "x", reasons=[reason])
+    settle(result, {"void": "the grading sandbox stopped answering: its worker ended with exit code -9."},
+           SandboxLimits())
+    report.write([learner("Anna", result)], tmp_path, copies=False)
+    text = html.unescape((tmp_path / "Anna.html").read_text())
+    assert "\\'" not in text and "it's {0.__class__}" in text and "void" not in text.lower()
+    assert result.status == "review" and "read it, then re-grade this learner or override" in text
+
+
 def test_class_csv_merges_marks_the_missing_and_defuses_formulas(tmp_path):
     a = learner("=HYPERLINK(1)", Grade("l4-guard", "pass", "ok", "x"), Grade("l4-log", "review", "", "y"))
     b = learner("Ben", Grade("l4-guard", "not yet", "no", "x"), Grade("l4-log", "no cell", ""))
@@ -400,7 +412,7 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("import string\ng = string.Formatter().get_field('0._' + '_globals__', (len,), {})\n", 4, "`get_field`"),
     ("import typing\ndef f() -> \"(__import__('os'), int)[1]\":\n    pass\ntyping.get_type_hints(f)\n", 4,
      "`get_type_hints`"),
-    ("s = '{0.__class__}'.format(1)\n", 4, "'{0.__class__}'"),
+    ("s = '{0.__class__}'.format(1)\n", 4, "`{0.__class__}`"),
 ])
 def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
     reasons = review(source, lesson)

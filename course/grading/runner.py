@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from course.exercises import MARKER, REGISTRY, load_all
-from course.grading.sandbox import ROOT, Sandbox
+from course.grading.sandbox import ROOT, Sandbox, SandboxLimits
 from course.grading.vocabulary import review
 
 SOLUTIONS = ROOT / "solutions"
@@ -146,7 +146,7 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
         answers = sandbox.run([{"id": r.id, "module": REGISTRY[r.id].check.__module__, "source": r.code}
                                for r in todo]) if todo else []
         for result, answer in zip(todo, answers, strict=True):
-            settle(result, answer, sandbox)
+            settle(result, answer, sandbox.limits)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for learner, _ in zip(class_, pool.map(run, class_), strict=True):
@@ -154,8 +154,7 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
     return class_
 
 
-def settle(result: Grade, answer: dict, sandbox: Sandbox) -> None:
-    limits = sandbox.limits
+def settle(result: Grade, answer: dict, limits: SandboxLimits) -> None:
     result.output, result.output_lines = answer.get("output", ""), answer.get("output_lines", 0)
     result.sandbox_passed = answer.get("passed") is True and "void" not in answer and not answer.get("forged")
     result.seed, result.message = answer.get("seed"), answer.get("message", "")

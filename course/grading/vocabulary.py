@@ -176,7 +176,7 @@ def review(source: str, lesson: int) -> list[str]:
                          "but no solution of this lesson needs it")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "__" in node.value and \
                 not node.value.startswith("__") and not {node.value} & vocab.specials:
-            found.append(f"line {at}: the string {node.value[:60]!r} names a dunder (a format field or an "
+            found.append(f"line {at}: the string `{node.value[:60]}` names a dunder (a format field or an "
                          "annotation reaches attributes by name)")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
                 len(node.args) > 1 and not (isinstance(node.args[1], ast.Constant) and
