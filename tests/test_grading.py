@@ -52,6 +52,7 @@ def test_a_right_answer_passes_in_bubblewrap_and_what_it_prints_is_kept_a_wrong_
     right, wrong = run(box, "print('hello')\n" + RIGHT, WRONG)
     assert right["passed"] and right["output"] == "hello\n", right
     assert not wrong["passed"] and "should give 'ask'" in wrong["message"], wrong
+    assert isinstance(wrong["seed"], int) and right["seed"] is None  # the mentor's page shows how to replay it
 
 
 def test_in_bubblewrap_the_code_is_an_unprivileged_uid_with_no_network_no_repo_and_a_capped_tmpfs(box):
