@@ -370,11 +370,13 @@ def test_the_rule_imports_nothing_to_judge_a_cell(monkeypatch):
     "import course.permissions\nrefund_limit = course.permissions.refund_limit\n",
     "import course\nrefund_limit = course.permissions.refund_limit\n",
     "import course.permissions as p\nrefund_limit = p.refund_limit\n",
+    "import course.permissions as p\nrefund_limit = (q := p).refund_limit\n",
+    "import course.permissions as p\nrefund_limit = [p][0].refund_limit\n",
 ])
 def test_the_courses_own_answer_reached_through_a_module_attribute_is_flagged(source):
     # Seen passing the rule before: only `from course.permissions import refund_limit` was caught.
     reasons = review(source, 4)
-    assert any("course.permissions.refund_limit" in r and r.startswith("line 2") for r in reasons), reasons
+    assert any("course.permissions" in r and r.startswith("line 2") for r in reasons), reasons
 
 
 def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_is_graded():

@@ -160,7 +160,7 @@ def review(source: str, lesson: int) -> list[str]:
         if token.type == tokenize.NAME and not token.string.isascii():
             found.append(f"line {token.start[0]}: a non-ASCII identifier `{token.string}` (Python reads it as "
                          f"`{unicodedata.normalize('NFKC', token.string)}`)")
-    bound = imports_reviewed(tree, vocab, found)
+    bound, roots = imports_reviewed(tree, vocab, found), set[int]()
     builtin = set(vars(builtins))
     for number, name in words(tree):
         if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
@@ -197,4 +197,9 @@ def review(source: str, lesson: int) -> list[str]:
             found.append(f"line {at}: `.{node.attr}` reaches a system module through an attribute")
         if isinstance(node, ast.Attribute):
             found += course_reach(node, bound, vocab)
+            roots.add(id(node.value))
+    for node in ast.walk(tree):  # `q = p; q.refund_limit`: a course module passed on is out of course_reach's sight
+        if isinstance(node, ast.Name) and id(node) not in roots and ".".join(bound.get(node.id, ["-"])) in \
+                vocab.modules | {"course"} and bound[node.id][0] == "course":
+            found.append(f"line {node.lineno}: passes the module `{'.'.join(bound[node.id])}` on (use its names)")
     return list(dict.fromkeys(found))
