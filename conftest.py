@@ -29,14 +29,10 @@ offline.scripted()  # the scripted model and approver, local model files, no rea
 # {group: (why, test files whose every item belongs to it)}. A notebook's cells are a group of their own (nbval:
 # they share one kernel, in order).
 GROUPS = {
-    # The process sandbox fingerprints the repo's course/ and voids a run that saw it change; some of these
-    # tests plant files there on purpose, and the class tests count the `sleep` processes their classes left.
-    "grading": ("the repo's course/ and the class's leftover processes", ("tests/test_grading.py",
-                "tests/test_grading_class.py")),
     "hub": ("system users and the hub's processes", ("tests/test_hub.py", "tests/test_hub_rehearsal.py")),
 }
 # The longest groups and items start first, so that no worker begins a long one when the others are done.
-FIRST = ("grading", "hub", "tests/test_exercises_lessons.py", "tests/test_browser.py", "notebooks/")
+FIRST = ("tests/test_grading_class.py", "hub", "tests/test_exercises_lessons.py", "tests/test_browser.py", "notebooks/")
 
 
 def group_of(nodeid: str) -> str | None:

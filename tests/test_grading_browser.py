@@ -21,7 +21,7 @@ def test_the_overview_shows_each_learners_statuses_and_reasons_and_links_to_thei
         Grade("l4-guard", "pass", "ok", "def guard(): ..."),
         Grade("l4-log", "review", "passed", "import os" + " " * 300 + "x = 1",
                 reasons=["line 1: 310 characters long (more than 200; the rest is hidden off screen)"])])
-    ben = Learner("Ben", Path("Ben.ipynb"), 4, results=[Grade("l4-guard", "not yet", "no", "x"),
+    ben = Learner("Ben", Path("Ben.ipynb"), 4, results=[Grade("l4-guard", "not yet", "no", "x", seed=1234),
                                                         Grade("l4-log", "no cell", "")])
     cleo = Learner("Cleo", Path("Cleo.txt"), problem="unreadable: not a notebook")
     report.write([anna, ben, cleo], tmp_path, copies=False)
@@ -43,5 +43,8 @@ def test_the_overview_shows_each_learners_statuses_and_reasons_and_links_to_thei
             expect(page.locator("ul.reasons li")).to_contain_text(["l4-log: line 1: 310 characters long"])
             expect(page.locator("section#l4-log .comment")).to_have_text("Mentor (Mia): please split that line")
             expect(page.locator("section#l4-log pre.code .wrapped")).to_have_count(3)
+            page.go_back()
+            rows.nth(2).locator("a").click()
+            expect(page.locator("section#l4-guard .seed")).to_contain_text('check("l4-guard", seed=1234)')
         finally:
             browser.close()

@@ -1,5 +1,6 @@
-"""Acceptance: a mentor grades a class of lesson-4 notebooks in bubblewrap (`python -m course.grading`):
-every forgery of issue 20 is "review", never a pass; honest notebooks all pass; the reports read back."""
+"""Acceptance: a mentor grades a class of lesson-4 notebooks and one of lesson 6 in bubblewrap
+(`python -m course.grading`): every forgery of issue 20 is "review", never a pass; honest notebooks all
+pass; the reports read back."""
 
 from __future__ import annotations
 
@@ -16,41 +17,52 @@ import pytest
 from tests.test_grading import FLOOD, MEMORY, require_bwrap
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSON = ROOT / "notebooks" / "04_permissions.ipynb"
-IDS = ["l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist"]
-SOLVED = {id: (ROOT / "solutions" / f"{id}.py").read_text() for id in IDS}
-WRONG = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
+SOLVED = {p.stem: p.read_text() for p in (ROOT / "solutions").glob("l[46]-*.py")}
 SECRET = "sk-planted-4f1c9e0b7d"
 
-# Each writes a wrong answer and tries to get a pass anyway (issue 20's list).
-FORGERIES = {
-    "fullwidth frame walk": "import sys\nf = sys._ｇｅｔｆｒａｍｅ(1)\nwhile f:\n    f.f_locals.get('verdict')\n"
-                            "    f = f.f_back\n",
-    "sys .modules": "import sys\nreg = sys .modules['course.exercises.registry']\n"
-                    "reg.judge = lambda ex, ns: reg.Verdict(ex.id, True, 'forged')\n",
-    "REGI STRY": "import course.exercises.registry as r\nfor ex in getattr(r, 'REGI' 'STRY').values():\n"
-                 "    pass\n",
-    "object.__setattr__": "from course.exercises import REGISTRY\nex = REGISTRY['l4-refund-limit']\n"
-                          "object.__setattr__(ex, 'check', lambda refund_limit: 'forged')\n",
-    "gc.get_objects": "import gc\nfor o in gc.get_objects():\n    if type(o).__name__ == 'Exercise':\n"
-                      "        object.__setattr__(o, 'check', lambda *a: 'forged')\n",
-    "settrace": "import sys\ndef t(frame, event, arg):\n    if 'verdict' in frame.f_locals:\n"
-                "        frame.f_locals['verdict'] = True\n    return t\nsys.settrace(t)\n",
-    "the check's answer": "from course.exercises.lesson4_cases import *\nfrom course.permissions import refund_limit\n",
-    "perf_counter": "import time\ntime.perf_counter = lambda: 0.0\n",
-    "after 3,000 spaces": "import math" + " " * 3000 + "; import os; os.write(3, b'(True, \"forged\")\\n'); "
-                          "os._exit(0)\n",
-    "os._exit and write": "from os import _exit, write\nwrite(3, repr((True, 'forged')).encode() + b'\\n')\n_exit(0)\n",
-    "base64 and python -c": "import base64, subprocess, sys\ncode = base64.b64decode(b'cHJpbnQoMSk=')\n"
-                            "subprocess.run([sys.executable, '-c', code])\n",
-    # From inside bubblewrap, with no trick in the code: the grader's memory, its pipes, its signals.
-    "supervisor memory": MEMORY,
-    "pipe flood": FLOOD,
+
+def forgeries(id: str, module: str, wrong: str, answer: str) -> dict[str, str]:
+    """Issue 20's list: each a wrong answer to `id` plus a way to get a pass anyway."""
+    return {name: wrong + forge for name, forge in {
+        "fullwidth frame walk": "import sys\nf = sys._ｇｅｔｆｒａｍｅ(1)\nwhile f:\n    f.f_locals.get('verdict')\n"
+                                "    f = f.f_back\n",
+        "sys .modules": "import sys\nreg = sys .modules['course.exercises.registry']\n"
+                        "reg.judge = lambda ex, ns: reg.Verdict(ex.id, True, 'forged')\n",
+        "REGI STRY": "import course.exercises.registry as r\nfor ex in getattr(r, 'REGI' 'STRY').values():\n"
+                     "    pass\n",
+        "object.__setattr__": f"from course.exercises import REGISTRY\nex = REGISTRY['{id}']\n"
+                              "object.__setattr__(ex, 'check', lambda *a: 'forged')\n",
+        "gc.get_objects": "import gc\nfor o in gc.get_objects():\n    if type(o).__name__ == 'Exercise':\n"
+                          "        object.__setattr__(o, 'check', lambda *a: 'forged')\n",
+        "settrace": "import sys\ndef t(frame, event, arg):\n    if 'verdict' in frame.f_locals:\n"
+                    "        frame.f_locals['verdict'] = True\n    return t\nsys.settrace(t)\n",
+        "the check's answer": f"from {module}_cases import *\n{answer}\n",
+        "perf_counter": "import time\ntime.perf_counter = lambda: 0.0\n",
+        "after 3,000 spaces": "import math" + " " * 3000 + "; import os; os.write(3, b'(True, \"forged\", None)\\n'); "
+                              "os._exit(0)\n",
+        "os._exit and write": "from os import _exit, write\nwrite(3, repr((True, 'forged', None)).encode() + b'\\n')\n"
+                              "_exit(0)\n",
+        "base64 and python -c": "import base64, subprocess, sys\ncode = base64.b64decode(b'cHJpbnQoMSk=')\n"
+                                "subprocess.run([sys.executable, '-c', code])\n",
+        # From inside bubblewrap, with no trick in the code: the grader's memory, its pipes, its signals.
+        "supervisor memory": MEMORY,
+        "pipe flood": FLOOD,
+    }.items()}
+
+
+WRONG4 = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
+WRONG6 = "# EXERCISE l6-to-openai\ndef to_openai(tool):\n    return {}\n"
+FOUR = forgeries("l4-refund-limit", "course.exercises.lesson4", WRONG4, "from course.permissions import refund_limit")
+SIX = forgeries("l6-to-openai", "course.exercises.lesson6", WRONG6,
+                "import course.host\nto_openai = course.host.convert.to_openai_tool")
+SIX |= {  # lesson 6's setup binds os and Path in every cell's namespace: used without an import of their own
+    "setup's os": WRONG6 + "os.write(3, b'\\n(True, \"\", None)\\n')\nos._exit(0)\n",
+    "setup's Path": WRONG6 + "Path('/proc/self/fd/3').write_text('\\n(True, \"\", None)\\n')\n",
 }
 
 
-def notebook(path: Path, cells: dict[str, str], extra: tuple[str, ...] = (), run: bool = True) -> None:
-    nb = nbformat.read(LESSON, as_version=4)
+def notebook(path: Path, lesson: str, cells: dict[str, str], extra: tuple[str, ...] = (), run: bool = True) -> None:
+    nb = nbformat.read(ROOT / "notebooks" / lesson, as_version=4)
     for cell in nb.cells:
         for id, source in cells.items():
             if cell.cell_type == "code" and cell.source.startswith(f"# EXERCISE {id}"):
@@ -73,50 +85,66 @@ def statuses(out: Path, name: str) -> dict[str, str]:
     return {r["id"]: r["status"] for r in json.loads((out / f"{stem}.json").read_text())["results"]}
 
 
+def forged_class(folder: Path, lesson: str, forged: dict[str, str], id: str, *solved: str) -> None:
+    """An honest notebook, one per forgery (`id` forged, `solved` solved, the rest as handed out) and a hidden
+    second cell with the same id (the last one is graded)."""
+    folder.mkdir()
+    notebook(folder / "Right 0.ipynb", lesson, SOLVED)
+    for name, forge in forged.items():
+        notebook(folder / f"{name}.ipynb", lesson, {id: forge, **{s: SOLVED[s] for s in solved}})
+    notebook(folder / "duplicate id.ipynb", lesson, {id: forged["perf_counter"].split("import time")[0],
+                                                     **{s: SOLVED[s] for s in solved}}, extra=(SOLVED[id],))
+
+
 @pytest.mark.subprocess
 @pytest.mark.timeout(600)
 def test_every_forgery_is_review_and_honest_notebooks_pass_in_bubblewrap(tmp_path):
     require_bwrap()
     folder, out = tmp_path / "class 4b", tmp_path / "reports"
-    folder.mkdir()
-    for n in range(2):
-        notebook(folder / f"Right {n}.ipynb", SOLVED)
-    for name, forge in FORGERIES.items():
-        notebook(folder / f"{name}.ipynb", {**SOLVED, "l4-refund-limit": WRONG + forge})
-    # A hidden second cell with the same id: the last one is the one graded.
-    notebook(folder / "duplicate id.ipynb", {**SOLVED, "l4-refund-limit": WRONG}, extra=[SOLVED["l4-refund-limit"]])
-    notebook(folder / "never ran.ipynb", SOLVED, run=False)
-    six = nbformat.read(ROOT / "notebooks" / "06_mcp_client.ipynb", as_version=4)
-    nbformat.write(six, folder / "lesson six.ipynb")
+    forged_class(folder, "04_permissions.ipynb", FOUR, "l4-refund-limit", "l4-policy")
+    notebook(folder / "Right 1.ipynb", "04_permissions.ipynb", SOLVED)
+    notebook(folder / "never ran.ipynb", "04_permissions.ipynb", SOLVED, run=False)
+    nbformat.write(nbformat.read(ROOT / "notebooks" / "06_mcp_client.ipynb", as_version=4), folder / "lesson six.ipynb")
     (folder / "not json.ipynb").write_text('{"cells": [')
     (tmp_path / "roster.txt").write_text("Right 0\nRight 1\n=cmd|' /C calc'!A0\nAbsent Anna\n")
     done = grade(folder, out, "--roster", str(tmp_path / "roster.txt"))
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     assert "Sandbox: bubblewrap sandbox" in done.stdout
 
-    for n in range(2):
-        assert set(statuses(out, f"Right {n}").values()) == {"pass"}
-    assert set(statuses(out, "never ran").values()) == {"pass"}
-    forged = {name: statuses(out, name)["l4-refund-limit"] for name in [*FORGERIES, "duplicate id"]}
+    for name in ("Right 0", "Right 1", "never ran"):
+        assert set(statuses(out, name).values()) == {"pass"}, name
+    forged = {name: statuses(out, name)["l4-refund-limit"] for name in [*FOUR, "duplicate id"]}
     assert forged == dict.fromkeys(forged, "review"), forged
-    for name in FORGERIES:  # the other exercises of a forger are graded as they are
+    for name in FOUR:  # the other exercises of a forger are graded as they are
         assert statuses(out, name)["l4-policy"] == "pass", name
 
     index = (out / "index.html").read_text()
     assert "after 3,000 spaces" in index and "characters long" in index and "Similar code" in index
-    assert "<tr class='missing'><td>Absent Anna</td>" in index
+    assert '<tr class="missing"><td>Absent Anna</td>' in index
     assert "never run" in (out / "never ran.html").read_text()
     six = json.loads((out / "lesson six.json").read_text())
     assert six["problem"].startswith("another lesson: this is lesson 6") and six["results"] == []
     with (out / "class.csv").open(newline="") as f:
         rows = {r["learner"]: r for r in csv.DictReader(f)}
     assert rows["Right 0"]["points"] == "5" and rows["Right 0"]["max_points"] == "5"
-    assert rows["perf_counter"]["l4-refund-limit"] == "review" and rows["perf_counter"]["points"] == "4"
+    assert rows["perf_counter"]["l4-refund-limit"] == "review" and rows["perf_counter"]["points"] == "1"
     assert rows["lesson six"]["status"] == "another lesson" and rows["lesson six"]["points"] == "0"
     assert rows["not json"]["status"] == "unreadable"
     assert rows["Absent Anna"]["status"] == "missing" and rows["'=cmd|' /C calc'!A0"]["status"] == "missing"
     everything = done.stdout + done.stderr + "".join(p.read_text(errors="replace") for p in out.iterdir())
     assert SECRET not in everything
+
+
+@pytest.mark.subprocess
+@pytest.mark.timeout(600)
+def test_every_lesson_6_forgery_is_review_and_the_honest_notebook_passes(tmp_path):
+    require_bwrap()
+    forged_class(tmp_path / "class 6", "06_mcp_client.ipynb", SIX, "l6-to-openai")
+    done = grade(tmp_path / "class 6", tmp_path / "out", "--lesson", "6")
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    assert set(statuses(tmp_path / "out", "Right 0").values()) == {"pass"}
+    got = {name: statuses(tmp_path / "out", name)["l6-to-openai"] for name in [*SIX, "duplicate id"]}
+    assert got == dict.fromkeys(got, "review"), got
 
 
 @pytest.mark.subprocess

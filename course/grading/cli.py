@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
 from course.grading import report
-from course.grading.runner import Grade, Learner, grade_class, learners
+from course.grading.runner import grade_class, learners
 from course.grading.sandbox import ROOT, Sandbox, SandboxError, SandboxLimits
 
 DESCRIPTION = """Grade learners' notebooks in a bubblewrap sandbox (README, "Grading a class"). A pass counts only
@@ -49,17 +47,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def reload(out: Path) -> tuple[list[Learner], str]:
-    class_, sandbox = [], "bubblewrap sandbox"
-    for path in sorted(out.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(data, dict) and "results" in data:
-            sandbox = data.pop("sandbox", sandbox)
-            results = [Grade(**r) for r in data.pop("results")]
-            class_.append(Learner(**{**data, "path": Path(data["path"]), "results": results}))
-    return class_, sandbox
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.vocabulary is not None:
@@ -74,8 +61,6 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         report.add_feedback(args.out, args.learner, args.exercise, args.by, args.comment or "",
                             args.override or "", args.why or "")
-        class_, label = reload(args.out)
-        report.write(class_, args.out, label)
         print(f"Feedback for {args.learner}, {args.exercise} written to {args.out / 'feedback.json'}.")
         return 0
     if not args.paths and not args.solutions:
@@ -111,6 +96,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Reports: {args.out}/index.html (and class.csv, a page per learner)")
     return 0 if perfect == len(class_) else 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,9 +1,6 @@
-"""Grading a class: find the learners' notebooks, check each learner's exercises in one sandbox
-(`-j N` learners at a time), and give every exercise a status: pass, not yet, review or no cell.
-
-A pass counts only inside the lesson's vocabulary (vocabulary.py): a cell outside it is "review", with
-the reasons, whatever the sandbox answered. A notebook of another lesson than the class's says so and
-counts nothing; a file that is not a readable notebook is "unreadable" and grading goes on.
+"""Grading a class: each learner's exercise cells checked in one sandbox (`-j N` learners at a time), each
+exercise a status: pass, not yet, review (a pass outside the lesson's vocabulary, or no trustworthy
+verdict) or no cell. A notebook of another lesson counts nothing; one that cannot be read is "unreadable".
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from course.exercises import MARKER, REGISTRY, load_all
-from course.grading.sandbox import ROOT, Sandbox
+from course.grading.sandbox import ROOT, Sandbox, SandboxLimits
 from course.grading.vocabulary import review
 
 SOLUTIONS = ROOT / "solutions"
@@ -30,11 +27,11 @@ class Grade:
     status: str  # "pass", "not yet", "review", "no cell"
     message: str
     code: str | None = None  # exactly what ran
-    starter: str = ""
     output: str = ""
     output_lines: int = 0
     reasons: list[str] = field(default_factory=list)  # why a mentor reads it before it counts
     sandbox_passed: bool = False  # what the check in the sandbox answered
+    seed: int | None = None  # a failure's cases: check(id, seed=...) replays them
     scored: bool = True  # False: an id that is not one of the lesson's (shown, never a column or a point)
 
     @property
@@ -60,124 +57,96 @@ class Learner:
         return sum(r.scored for r in self.results)
 
 
-def starters() -> dict[str, str]:
-    """{exercise id: starter cell}, from the course's notebooks."""
-    import nbformat
-
-    found: dict[str, str] = {}
-    for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
-        found.update({i: cells[-1] for i, cells in exercise_cells(nbformat.read(path, as_version=4)).items()})
-    return found
-
-
 def exercise_cells(nb) -> dict[str, list[str]]:
     """{exercise id: [source of each cell with that id]} in notebook order."""
     cells: dict[str, list[str]] = {}
     for cell in nb.cells:
-        source = cell.get("source", "")
-        first = source.lstrip().splitlines()[0] if source.strip() else ""
+        first = (cell.get("source", "").lstrip().splitlines() or [""])[0]
         if cell.get("cell_type") == "code" and first.startswith(MARKER) and first[len(MARKER):].split():
-            cells.setdefault(first[len(MARKER):].split()[0], []).append(source)
+            cells.setdefault(first[len(MARKER):].split()[0], []).append(cell.source)
     return cells
-
-
-def lesson_of(path: Path, nb, cells: dict) -> int | None:
-    text = "\n".join(c.get("source", "") for c in nb.cells)
-    ids = set(cells) | set(re.findall(r'check\(["\'](l\d+-[a-z0-9-]+)["\']\)', text))
-    lessons = Counter(REGISTRY[i].lesson for i in ids if i in REGISTRY)
-    number = re.match(r"0?(\d+)_", path.name)  # the course's file name, only when the cells say nothing
-    return lessons.most_common(1)[0][0] if lessons else int(number.group(1)) if number else None
 
 
 def learners(paths: list[Path], skip: Path | None = None) -> list[Path]:
     """The files to grade: the notebooks named, and every visible file in the folders named."""
     found = []
     for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and not any(
-                part.startswith(".") for part in p.relative_to(path).parts)
-                and not (skip and skip.resolve() in p.resolve().parents))
-        else:
-            found.append(path)
+        found += sorted(p for p in path.rglob("*") if p.is_file() and not any(
+            part.startswith(".") for part in p.relative_to(path).parts)
+            and not (skip and skip.resolve() in p.resolve().parents)) if path.is_dir() else [path]
     return found
 
 
-def read(path: Path) -> tuple[Any, str]:
+def read(learner: Learner) -> dict[str, list[str]]:
+    """The learner's exercise cells; sets its lesson, or its problem when the file is no course notebook."""
     import nbformat
 
-    if path.suffix != ".ipynb":
-        return None, f"unreadable: not a notebook (a {path.suffix or 'file without extension'}, not .ipynb)."
+    if learner.path.suffix != ".ipynb":
+        learner.problem = f"unreadable: not a notebook (a {learner.path.suffix or 'file without extension'})."
+        return {}
     try:
-        return nbformat.read(path, as_version=4), ""
+        nb = nbformat.read(learner.path, as_version=4)
     except Exception as e:  # invalid JSON, not nbformat, unreadable bytes: one line for the mentor
-        detail = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
-        return None, f"unreadable: {detail}"
+        learner.problem = f"unreadable: {(str(e).strip().splitlines() or [type(e).__name__])[0][:200]}"
+        return {}
+    cells = exercise_cells(nb)
+    lessons = Counter(REGISTRY[i].lesson for i in cells if i in REGISTRY)
+    number = re.match(r"0?(\d+)_", learner.path.name)  # the course's file name, only when the cells say nothing
+    learner.lesson = lessons.most_common(1)[0][0] if lessons else int(number.group(1)) if number else None
+    learner.never_run = not any(c.get("outputs") or c.get("execution_count") for c in nb.cells
+                                if c.get("cell_type") == "code")
+    if learner.lesson is None:
+        learner.problem = "unreadable: no course exercises in it (is it a course notebook?)."
+    return cells
 
 
-def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int, starter: dict[str, str]) -> None:
-    ids = [i for i in starter if i in REGISTRY and REGISTRY[i].lesson == lesson]
-    ids += sorted(i for i, ex in REGISTRY.items() if ex.lesson == lesson and i not in ids)
+def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int) -> None:
+    ids = [i for i, ex in REGISTRY.items() if ex.lesson == lesson]
     for ex_id in [i for i in cells if i in ids] + [i for i in ids if i not in cells]:
         copies = cells.get(ex_id)
         if not copies:
             learner.results.append(Grade(ex_id, "no cell", f"no cell starting with `# EXERCISE {ex_id}` (deleted, "
-                                           "or its first line changed?).", starter=starter.get(ex_id, "")))
+                                                            "or its first line changed?)."))
             continue
-        result = Grade(ex_id, "not yet", "", copies[-1], starter.get(ex_id, ""), reasons=review(copies[-1], lesson))
+        result = Grade(ex_id, "not yet", "", copies[-1], reasons=review(copies[-1], lesson))
         if len(copies) > 1:
             result.reasons.insert(0, f"{len(copies)} cells carry the id {ex_id}: the last one is graded, and which "
                                      "one the notebook ran is not known")
         learner.results.append(result)
-    for ex_id in cells:
-        if ex_id not in ids:
-            learner.results.append(Grade(ex_id, "not yet", f"unknown exercise id; this lesson's ids: "
-                                                            f"{', '.join(ids)}.", cells[ex_id][-1], scored=False))
+    learner.results += [Grade(i, "not yet", f"unknown exercise id; this lesson's ids: {', '.join(ids)}.",
+                              cells[i][-1], scored=False) for i in cells if i not in ids]
 
 
 def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path | None = None, lesson: int | None = None,
                 solutions: bool = False, done: Callable[[Learner], None] = lambda learner: None) -> list[Learner]:
     load_all()
-    starter = starters()
-    class_: list[Learner] = []
-    notebooks: dict[int, tuple[Any, dict]] = {}
-    for path in [SOLUTIONS] if solutions else learners(paths, skip):
-        learner = Learner("reference solutions" if solutions else path.stem, path)
-        class_.append(learner)
-        if solutions:
-            learner.lesson = 0
-            for ex_id in (i for i in starter if i in REGISTRY):
-                file = SOLUTIONS / f"{ex_id}.py"
-                code = file.read_text(encoding="utf-8") if file.is_file() else None
-                learner.results.append(Grade(ex_id, "not yet" if code else "no cell", "" if code else
-                                               f"no reference solution: solutions/{ex_id}.py is missing.", code,
-                                               reasons=review(code, REGISTRY[ex_id].lesson) if code else []))
-            continue
-        nb, learner.problem = read(path)
-        if nb is not None:
-            cells = exercise_cells(nb)
-            learner.lesson = lesson_of(path, nb, cells)
-            learner.never_run = not any(c.get("outputs") or c.get("execution_count") for c in nb.cells
-                                        if c.get("cell_type") == "code")
-            notebooks[id(learner)] = (nb, cells)
-            if learner.lesson is None:
-                learner.problem = "unreadable: no course exercises in it (is it a course notebook?)."
-    if lesson is None:  # the class's lesson: the one most of its notebooks are
-        lessons = Counter(learner.lesson for learner in class_ if learner.lesson and not learner.problem)
-        lesson = lessons.most_common(1)[0][0] if lessons else None
-    for learner in class_:
-        if id(learner) in notebooks and not learner.problem:
-            if lesson is None or learner.lesson != lesson:
+    if solutions:
+        class_ = [Learner("reference solutions", SOLUTIONS, 0)]
+        for ex_id in REGISTRY:
+            file = SOLUTIONS / f"{ex_id}.py"
+            code = file.read_text(encoding="utf-8") if file.is_file() else None
+            class_[0].results.append(Grade(ex_id, "not yet" if code else "no cell", "" if code else
+                                           f"no reference solution: solutions/{ex_id}.py is missing.", code,
+                                           reasons=review(code, REGISTRY[ex_id].lesson) if code else []))
+    else:
+        class_ = [Learner(path.stem, path) for path in learners(paths, skip)]
+        cells: dict[str, Any] = {learner.name: read(learner) for learner in class_}
+        if lesson is None:  # the class's lesson: the one most of its notebooks are
+            lessons = Counter(learner.lesson for learner in class_ if not learner.problem)
+            lesson = lessons.most_common(1)[0][0] if lessons else None
+        for learner in (learner for learner in class_ if not learner.problem):
+            if learner.lesson != lesson:
                 learner.problem = (f"another lesson: this is lesson {learner.lesson}'s notebook and the class is "
                                    f"graded for lesson {lesson}; nothing in it counts.")
             else:
-                prepare(learner, notebooks[id(learner)][1], lesson, starter)
+                prepare(learner, cells[learner.name], learner.lesson or 0)
 
     def run(learner: Learner) -> None:
         todo = [r for r in learner.results if r.scored and r.code is not None]
         answers = sandbox.run([{"id": r.id, "module": REGISTRY[r.id].check.__module__, "source": r.code}
                                for r in todo]) if todo else []
         for result, answer in zip(todo, answers, strict=True):
-            settle(result, answer, sandbox)
+            settle(result, answer, sandbox.limits)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for learner, _ in zip(class_, pool.map(run, class_), strict=True):
@@ -185,22 +154,21 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
     return class_
 
 
-def settle(result: Grade, answer: dict, sandbox: Sandbox) -> None:
-    limits = sandbox.limits
+def settle(result: Grade, answer: dict, limits: SandboxLimits) -> None:
     result.output, result.output_lines = answer.get("output", ""), answer.get("output_lines", 0)
-    result.sandbox_passed = answer.get("passed") is True and "void" not in answer
+    result.sandbox_passed = answer.get("passed") is True and "void" not in answer and not answer.get("forged")
+    result.seed, result.message = answer.get("seed"), answer.get("message", "")
     if "void" in answer:
-        result.reasons.append(f"the sandbox's answer is {answer['void']}")
-        result.message = "no verdict: " + answer["void"]
+        result.message = f"no verdict: {answer['void']}"
+        result.reasons.append(f"no verdict: {answer['void']} The code may have attacked the grader: read it, "
+                              "then re-grade this learner or override the status.")
     elif answer.get("forged"):
-        result.reasons.append("the exercise's verdict pipe carried something else than the one verdict the check "
-                              "writes: void")
-        result.message, result.sandbox_passed = "no verdict: the verdict pipe was written by other code.", False
+        result.message = "no verdict: something other than the check wrote on the exercise's verdict channel."
+        result.reasons.append("something other than the check wrote on the exercise's verdict channel, so the "
+                              "check's answer cannot be trusted: read the code.")
     elif answer.get("timed_out"):
         result.message = f"no verdict after {limits.wall_seconds:g} s: the code probably loops forever."
-    elif answer.get("message") or answer.get("exit") == 0:
-        result.message = answer.get("message", "")
-    else:
+    elif not result.message and answer.get("exit") != 0:
         code = answer.get("exit")
         result.message = ({-24: f"the check stopped: it used more than {limits.cpu_seconds} s of CPU time.",
                            -25: f"the check stopped: it wrote more than {limits.file_mb} MB."}.get(code or 0) or

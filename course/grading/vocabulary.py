@@ -1,25 +1,15 @@
-"""A pass stays inside the lesson's vocabulary: what a cell may use, derived once per lesson from the
-lesson's GIVEN imports and its reference solutions, and checked on the cell's syntax tree (Python's
-parser has already NFKC-normalised its identifiers, so `_ｇｅｔｆｒａｍｅ` is `_getframe` here).
-
-A cell outside it gets the status "review", with the reason and the line. Outside means: an import the
-lesson does not use (always: `course.exercises`, `course.grading`); a name from a course module the
-lesson does not import (the course's own answer to the exercise, say); a builtin that reaches code or
-namespaces (`exec`, `getattr`, `open`, ...); a dunder or `_private` name or attribute, a frame, code
-or traceback attribute, or a dunder string; a dunder method the solutions do not define; assigning
-to or deleting an imported module's or object's attribute; a module reached through another's
-attributes; a non-ASCII identifier; a line over 200 characters. `python -m course.grading --vocabulary N`
-prints a lesson's vocabulary.
+"""A pass stays inside the lesson's vocabulary: what the lesson's GIVEN imports and its reference solutions
+use, checked on the cell's syntax tree (whose identifiers Python has NFKC-normalised: `_ｇｅｔｆｒａｍｅ` is
+`_getframe`). A cell outside it is "review", with the reason and the line (README, "Grading a class",
+lists what is outside); `python -m course.grading --vocabulary N` prints a lesson's vocabulary.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import importlib
 import io
 import tokenize
-import types
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,22 +22,21 @@ LONG_LINE = 200
 BASE_MODULES = {"re", "json", "math", "string", "textwrap", "collections", "itertools", "functools", "dataclasses",
                 "typing", "enum", "datetime", "decimal", "fractions", "statistics", "copy", "asyncio", "uuid"}
 NEVER = ("course.exercises", "course.grading")
-REACHING = {"exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "vars", "locals",
-            "open", "breakpoint", "input", "memoryview", "help", "exit", "quit", "__build_class__", "__loader__",
-            "get_field", "get_type_hints", "attrgetter", "methodcaller", "singledispatch", "ForwardRef"}
+REACHING = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "globals", "vars", "locals", "open",
+            "breakpoint", "input", "memoryview", "help", "exit", "quit", "get_field", "get_type_hints", "attrgetter",
+            "methodcaller", "singledispatch", "ForwardRef"}  # reach code, namespaces or attributes by name
 # Of these, a lesson's vocabulary has only what its solutions import: the notebook's setup may bind `os` or
 # `Path` in every cell's namespace, and a cell can use them without an import of its own.
 SYSTEM = {"os", "sys", "pathlib", "tempfile", "shutil", "subprocess", "signal", "io", "ctypes", "gc", "inspect",
           "importlib", "builtins", "threading", "multiprocessing", "socket", "resource", "mmap", "fcntl", "posix"}
 ATTRIBUTE_REACH = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes", "subprocess", "pathlib", "shutil",
-                   "modules"}  # `.resource` or `.signal` are ordinary words in a lesson
+                   "modules"}  # `d = dataclasses; d.sys`: `.resource` or `.signal` are ordinary words in a lesson
 INTERNALS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lasti", "gi_frame", "gi_code",
              "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next", "co_code", "co_consts",
-             "co_names", "gi_yieldfrom", "cr_await"}
-RUNS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess", "system", "popen", "fork", "execv",
-        "execve", "spawnv", "CDLL", "cdll", "pythonapi", "execl", "execle", "execlp", "execlpe", "execvp", "execvpe",
-        "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnve", "spawnvp", "spawnvpe", "posix_spawn", "posix_spawnp",
-        "forkpty", "dup2", "kill", "killpg"}  # start programs, reach C or the verdict pipe, whatever module holds them
+             "co_names", "gi_yieldfrom", "cr_await"}  # frame, generator, coroutine, traceback and code attributes
+RUNS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess", "system", "popen", "fork", "forkpty", "CDLL",
+        "cdll", "pythonapi", "posix_spawn", "posix_spawnp", "dup2", "kill", "killpg",  # programs, C, the verdict pipe
+        *(f"{p}{s}" for p in ("exec", "spawn") for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe"))}
 PLAIN_DUNDERS = {"__init__", "__post_init__", "__repr__", "__str__", "__name__", "__call__"}
 
 
@@ -115,15 +104,27 @@ def vocabulary(lesson: int) -> Vocabulary:
     return vocab
 
 
-def resolve(path: list[str]) -> object:
-    """The object a dotted path names, importing what the lesson allows; None if it is not there."""
-    try:
-        value: object = importlib.import_module(path[0])
-    except ImportError:
-        return None
-    for part in path[1:]:
-        value = getattr(value, part, None)
-    return value
+def course_reach(node: ast.Attribute, bound: dict[str, list[str]], vocab: Vocabulary) -> list[str]:
+    """`course.permissions.refund_limit` after `import course.permissions`: each step must be a module or a
+    name the lesson imports (found without importing anything)."""
+    chain: list[str] = []
+    root: ast.expr = node
+    while isinstance(root, ast.Attribute):
+        chain.insert(0, root.attr)
+        root = root.value
+    path = bound.get(root.id, []) if isinstance(root, ast.Name) else []
+    if path[:1] != ["course"] or ".".join(path) not in vocab.modules | {"course"}:
+        return []  # not a course module: its attributes are the lesson's to use
+    full = path + chain
+    for k in range(len(path), len(full)):
+        dotted = ".".join(full[:k + 1])
+        if dotted.startswith(NEVER):
+            return [f"line {node.lineno}: reaches the module `{dotted}` (the grader's own code)"]
+        if (".".join(full[:k]), full[k]) in vocab.imported:
+            return []
+        if dotted not in vocab.modules:
+            return [f"line {node.lineno}: `{dotted}`: the lesson's code never imports it (the course's own answer?)"]
+    return []
 
 
 def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> dict[str, list[str]]:
@@ -159,7 +160,7 @@ def review(source: str, lesson: int) -> list[str]:
         if token.type == tokenize.NAME and not token.string.isascii():
             found.append(f"line {token.start[0]}: a non-ASCII identifier `{token.string}` (Python reads it as "
                          f"`{unicodedata.normalize('NFKC', token.string)}`)")
-    bound = imports_reviewed(tree, vocab, found)
+    bound, roots = imports_reviewed(tree, vocab, found), set[int]()
     builtin = set(vars(builtins))
     for number, name in words(tree):
         if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
@@ -175,7 +176,7 @@ def review(source: str, lesson: int) -> list[str]:
                          "but no solution of this lesson needs it")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "__" in node.value and \
                 not node.value.startswith("__") and not {node.value} & vocab.specials:
-            found.append(f"line {at}: the string {node.value[:60]!r} names a dunder (a format field or an "
+            found.append(f"line {at}: the string `{node.value[:60]}` names a dunder (a format field or an "
                          "annotation reaches attributes by name)")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
                 len(node.args) > 1 and not (isinstance(node.args[1], ast.Constant) and
@@ -194,21 +195,11 @@ def review(source: str, lesson: int) -> list[str]:
         if isinstance(node, ast.Attribute) and node.attr in ATTRIBUTE_REACH:
             # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
             found.append(f"line {at}: `.{node.attr}` reaches a system module through an attribute")
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            chain: list[str] = []
-            root: ast.expr = node
-            while isinstance(root, ast.Attribute):
-                chain.insert(0, root.attr)
-                root = root.value
-            tops = {m.split(".")[0] for m in vocab.modules}
-            # Resolved by importing only what the lesson imports (trusted code): never a module a learner named.
-            if isinstance(root, ast.Name) and root.id in bound and not any(map(special, chain)) and \
-                    bound[root.id][0] in tops and ".".join(bound[root.id]) not in NEVER:
-                value = resolve(bound[root.id] + chain)
-                if isinstance(value, types.ModuleType) and (value.__name__.startswith(NEVER)
-                                                            or value.__name__.split(".")[0] not in tops):
-                    found.append(f"line {at}: reaches the module `{value.__name__}` through "
-                                 f"`{root.id}.{'.'.join(chain)}`")
-                elif getattr(value, "__module__", "") and str(getattr(value, "__module__", "")).startswith(NEVER):
-                    found.append(f"line {at}: reaches the grader's code through `{root.id}.{'.'.join(chain)}`")
+        if isinstance(node, ast.Attribute):
+            found += course_reach(node, bound, vocab)
+            roots.add(id(node.value))
+    for node in ast.walk(tree):  # `q = p; q.refund_limit`: a course module passed on is out of course_reach's sight
+        if isinstance(node, ast.Name) and id(node) not in roots and ".".join(bound.get(node.id, ["-"])) in \
+                vocab.modules | {"course"} and bound[node.id][0] == "course":
+            found.append(f"line {node.lineno}: passes the module `{'.'.join(bound[node.id])}` on (use its names)")
     return list(dict.fromkeys(found))

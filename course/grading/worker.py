@@ -1,17 +1,15 @@
 """Inside the sandbox: checks one learner's exercise cells, each in a process forked from this one.
 
-This worker imports the course, makes itself non-dumpable (no process of the sandbox can read its
-memory or open its pipes through /proc), says it is ready, then per exercise forks a child that keeps
-only its own verdict pipe (fd 3), runs the lesson's imports, the learner's cell and the check, and
-writes one line. The worker reads at most VERDICT_CAP bytes of it within the time limit, ends every
-other process of the sandbox, and answers on its stdout, in order. What a child writes on its own
-pipe is the learner's to forge: the vocabulary rule (vocabulary.py) is what trusts a pass.
+The worker imports the course, makes itself non-dumpable (no process of the sandbox can read its memory
+or open its pipes through /proc), says it is ready, then per exercise forks a child that keeps only its
+verdict pipe (fd 3), runs the lesson's imports, the cell and the check, and writes one framed line. The
+worker ends every other process of the sandbox and answers in order. The child's pipe is the learner's
+to forge: the vocabulary rule (vocabulary.py) is what trusts a pass; the framing only refuses a
+verdict that other code wrote or completed.
 """
 
 from __future__ import annotations
 
-import ast
-import importlib
 import json
 import os
 import resource
@@ -20,13 +18,7 @@ import signal
 import sys
 import time
 
-VERDICT_CAP = 1 << 16
-
-
-def prctl(option: int, value: int) -> None:
-    import ctypes
-
-    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+WHOLE_NAMESPACE = False  # in bubblewrap /proc shows only the sandbox's processes
 
 
 def set_limits(limits: dict) -> None:
@@ -34,55 +26,45 @@ def set_limits(limits: dict) -> None:
                         (resource.RLIMIT_FSIZE, limits["file_mb"] << 20),
                         (resource.RLIMIT_NPROC, limits["processes"])):
         hard = resource.getrlimit(kind)[1]
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         try:
-            resource.setrlimit(kind, (value, value))
+            resource.setrlimit(kind, (value if hard == resource.RLIM_INFINITY else min(value, hard),) * 2)
         except (ValueError, OSError):
             pass
 
 
-def check_cell(registry, exercise, source: str) -> tuple[bool, str]:
+def check_cell(registry, exercise, source: str) -> tuple[bool, str, int | None]:
     namespace, _ = registry.run_cell(exercise, exercise.id, "")  # the lesson's imports (`given`)
     try:
         namespace, failed = registry.run_cell(exercise, exercise.id, source, namespace)
         verdict = failed or registry.judge(exercise, namespace)
-    except (SystemExit, KeyboardInterrupt) as e:  # in Jupyter the kernel goes on; here the check cannot
-        return False, (f"the code raised {type(e).__name__}({e}), which stops a script: remove it from the "
-                       "exercise cell (in the notebook the kernel just goes on).")
-    except Exception as e:
-        return False, f"the check itself could not run: {type(e).__name__}: {e}"
-    except BaseException as e:  # GeneratorExit, a class of its own: it must not skip the check's own line
-        return False, f"the code raised {type(e).__name__}, which is not an error a check can handle: remove it."
-    return verdict.passed is True, str(verdict.message)
+    except BaseException as e:  # SystemExit & co: in Jupyter the kernel goes on, here the check cannot
+        return False, f"the code raised {type(e).__name__}, which stops the check: remove it from the cell.", None
+    return verdict.passed is True, str(verdict.message), verdict.seed
 
 
-def in_child(run, output: str, wall: float, whole_namespace: bool) -> dict:
-    """`run()` in a forked child with only its verdict pipe; what it answered and how it ended."""
+def in_child(run, output: str, wall: float) -> dict:
+    """`run()` in a forked child: its exit status is the verdict (0 passed, 1 not), its pipe the message."""
     sys.stdout.flush()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
-        write, exit_now, fstat, code = os.write, os._exit, os.fstat, 1
+        write, exit_now, code = os.write, os._exit, 2
         try:
             os.dup2(write_end, 3)
             os.closerange(4, 1 << 16)  # the worker's answers, and everything else, are out of its reach
             fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
-            pipe = fstat(3)
-            passed, message = run()
+            passed, message, seed = run()
             sys.stdout.flush()
             sys.stderr.flush()
-            now = fstat(3)  # closed or swapped (dup2) by the cell: its own line went first, the exit says so
-            if (now.st_dev, now.st_ino) == (pipe.st_dev, pipe.st_ino):
-                # Framed by a newline first: a half-line the cell wrote before cannot join the verdict's.
-                write(3, b"\n" + repr((passed, message)).encode("utf-8", "replace") + b"\n")
-                code = 0
+            code = 0 if passed is True else 1  # a cell can write on fd 3 as well, not set this
+            write(3, json.dumps({"message": message, "seed": seed}).encode())
         finally:
             exit_now(code)
     os.close(write_end)
     data, deadline, timed_out = b"", time.monotonic() + wall, False
-    while len(data) <= VERDICT_CAP:
+    while len(data) <= 1 << 16:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([read_end], [], [], left)[0]:
             timed_out = True
@@ -93,27 +75,22 @@ def in_child(run, output: str, wall: float, whole_namespace: bool) -> dict:
         data += chunk
     os.close(read_end)
     os.kill(pid, signal.SIGKILL)  # exited already, or out of time
-    _, status = os.waitpid(pid, 0)
-    end_others(whole_namespace)
-    code = os.waitstatus_to_exitcode(status)
-    lines = data.split(b"\n")
-    answer = {"exit": code, "timed_out": timed_out, "passed": False, "message": ""}
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    end_others()
     try:
-        assert len(lines) == 3 and lines[0] == lines[2] == b"" and code == 0
-        passed, message = ast.literal_eval(lines[1].decode("utf-8", "replace"))
-        assert isinstance(passed, bool) and isinstance(message, str)
-        answer.update(passed=passed, message=message)
-    except Exception:  # no line (it crashed or looped), or more than the one the child writes: no verdict
-        answer["forged"] = bool(data) and not timed_out
-    return answer
+        said = json.loads(data)
+        assert isinstance(said["message"], str) and isinstance(said["seed"], int | None)
+    except Exception:  # nothing (a crash, a loop), or the cell wrote there too: no message to trust
+        said = {"message": "", "seed": None, "forged": bool(data)}
+    return {"exit": code, "timed_out": timed_out, "passed": code == 0 and not timed_out, **said}
 
 
-def end_others(whole_namespace: bool) -> None:
-    """Kill every process of the sandbox but this one and its init (bubblewrap's /proc shows only them);
-    in process mode, every child of this process (a subreaper: detached descendants come back to it)."""
+def end_others() -> None:
+    """Kill every process but this one and bubblewrap's init (in process mode, where /proc shows the whole
+    machine, every descendant: this process is a subreaper, so detached ones come back to it)."""
     for _ in range(20):
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())
-                and (whole_namespace or parent(p) == os.getpid())]
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+        pids = [p for p in pids if WHOLE_NAMESPACE or parent(p) == os.getpid()]
         if not pids:
             return
         for pid in pids:
@@ -129,7 +106,7 @@ def end_others(whole_namespace: bool) -> None:
         time.sleep(0.01)
 
 
-def parent(pid: str) -> int:
+def parent(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/stat") as f:
             return int(f.read().rsplit(")", 1)[1].split()[1])
@@ -137,39 +114,44 @@ def parent(pid: str) -> int:
         return -1
 
 
-def head(path: str, chars: int) -> tuple[str, int]:
-    try:
-        with open(path, "rb") as f:
-            first = f.read(chars * 4)
-            lines = first.count(b"\n") + sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-    except OSError:
-        return "", 0
-    return first.decode("utf-8", "replace")[:chars], lines + (bool(first) and not first.endswith(b"\n"))
-
-
 def main() -> None:
+    import ctypes
+    import importlib
+
     job = json.loads(sys.stdin.read())
-    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(os.open(os.devnull, os.O_RDWR), 0)
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")  # fd 2 is the same pipe, until the course imported
     os.makedirs(job["home"], exist_ok=True)
     os.chdir(job["home"])
-    os.dup2(os.open(os.path.join(job["home"], "worker.txt"), os.O_WRONLY | os.O_CREAT, 0o600), 1)
-    set_limits(job["limits"])
-    prctl(4, 0)  # PR_SET_DUMPABLE off: learner code cannot read this process's memory nor open its fds
-    prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: in process mode, detached descendants come back to be killed
+    log = os.open("worker.txt", os.O_WRONLY | os.O_CREAT, 0o600)
+    for fd, to in ((0, os.open(os.devnull, os.O_RDWR)), (1, log)):
+        os.dup2(to, fd)
+    set_limits(limits := job["limits"])
+    global WHOLE_NAMESPACE  # noqa: PLW0603 -- set once, before any exercise
+    WHOLE_NAMESPACE = job["mode"] == "bwrap"
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE off: learner code cannot read its memory nor open its fds
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: in process mode, detached descendants come back
     from course.exercises import registry
 
-    for item in job["exercises"]:
-        importlib.import_module(item["module"])
+    exercises = [importlib.import_module(item["module"]) and registry.REGISTRY[item["id"]] for item in job["exercises"]]
+    for given in dict.fromkeys(e.given for e in exercises):  # the lessons' imports, once: each child inherits them
+        try:
+            exec(compile(given, "<given>", "exec"), {"__name__": "given"})
+        except Exception:  # the child runs it again and reports it
+            pass
     channel.write(json.dumps({"ready": True}) + "\n")
     channel.flush()
-    limits = job["limits"]
-    for index, item in enumerate(job["exercises"]):
-        output = os.path.join(job["home"], f"output-{index}.txt")
-        exercise = registry.REGISTRY[item["id"]]
+    os.dup2(log, 2)
+    for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
+        output = f"output-{index}.txt"
         answer = in_child(lambda e=exercise, s=item["source"]: check_cell(registry, e, s), output,
-                          limits["wall_seconds"], job["mode"] == "bwrap")
-        text, lines = head(output, limits["output_chars"])
-        channel.write(json.dumps({"index": index, **answer, "output": text, "output_lines": lines}) + "\n")
+                          limits["wall_seconds"])
+        with open(output, "ab+") as f:  # the cell may have removed it
+            f.seek(0)
+            text = f.read(limits["output_chars"] * 4)
+            lines = text.count(b"\n") + sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+        answer.update(output=text.decode("utf-8", "replace")[:limits["output_chars"]], index=index,
+                      output_lines=lines + (bool(text) and not text.endswith(b"\n")))
+        channel.write(json.dumps(answer) + "\n")
         channel.flush()
     os._exit(0)
