@@ -88,7 +88,7 @@ def test_error_flag_refuses_typical_mistakes_with_their_hint(source, hint):
 def test_error_flag_s_solution_writes_what_the_course_s_host_writes():
     import random
 
-    from course.exercises.lesson7 import KINDS, mcp_result
+    from course.exercises.lesson7.cases import KINDS, mcp_result
     from course.host.convert import result_text
 
     namespace: dict = {}

@@ -36,7 +36,7 @@ FORGERIES = {
                       "        object.__setattr__(o, 'check', lambda *a: 'forged')\n",
     "settrace": "import sys\ndef t(frame, event, arg):\n    if 'verdict' in frame.f_locals:\n"
                 "        frame.f_locals['verdict'] = True\n    return t\nsys.settrace(t)\n",
-    "the check's answer": "from course.exercises.lesson4_cases import *\nfrom course.permissions import refund_limit\n",
+    "the check's answer": "from course.exercises.lesson4.cases import *\nfrom course.permissions import refund_limit\n",
     "perf_counter": "import time\ntime.perf_counter = lambda: 0.0\n",
     "after 3,000 spaces": "import math" + " " * 3000 + "; import os; os.write(3, b'(True, \"forged\")\\n'); "
                           "os._exit(0)\n",

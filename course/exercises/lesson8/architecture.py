@@ -24,7 +24,7 @@ def check_resource_template(add_order_resources):
     from mcp import MCPError
     from mcp.server.mcpserver import MCPServer
 
-    from course.exercises.lesson6_cases import in_memory
+    from course.exercises.lesson6.cases import in_memory
 
     rng = draws()
     orders = {}

@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson4 import GIVEN_POLICY, outcome_of
-from course.exercises.lesson4_cases import apart, arguments, look_alikes, names
+from course.exercises.lesson4.cases import apart, arguments, look_alikes, names
+from course.exercises.lesson4.given import GIVEN_POLICY
+from course.exercises.lesson4.rules import outcome_of
 from course.exercises.plain import among, same
 from course.exercises.seeds import draws
 

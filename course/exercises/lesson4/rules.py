@@ -1,52 +1,16 @@
-"""Checks for lesson 4's exercises (notebooks/04_permissions.ipynb), in the order the lesson builds things.
-
-Every check calls the learner's code on calls it makes up as it runs (tool names, amounts, allowlists,
-the approver's answers) from a thread of its own, and works out the right answers only afterwards
-(`lesson4_cases.apart`), so a lookup table or a function that reads its caller's variables fails.
-Hints name what kind of call went wrong, never the call itself. This module has the two rules
-(l4-refund-limit, l4-allowlist); the policy's check is in `lesson4_policy`, the guard's and the log's
-in `lesson4_guard`.
-"""
+"""The checks of lesson 4's two rules, `l4-refund-limit` and `l4-allowlist`, and how a check reads what one call
+of the learner's code gave (`outcome_of`, which `policy` uses too)."""
 
 from __future__ import annotations
 
 import math
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson4_cases import Outcome, apart, arguments, look_alikes, names
+from course.exercises.lesson4.cases import Outcome, apart, arguments, look_alikes, names
+from course.exercises.lesson4.given import GIVEN_ALLOWLIST, GIVEN_RULE
 from course.exercises.plain import plain, same
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
-
-# What the notebook has imported before each exercise cell (tests/test_exercises_lessons.py compares them).
-GIVEN_RULE = """
-from course.backend import connect
-from course.exercises import check, hint
-from course.stories.lesson4 import support_desk
-from course import show
-from course.paths import WORK
-from course.store import ShopStore
-from course.store import write_atomically
-from course.tools import Toolbox
-"""
-GIVEN_POLICY = GIVEN_RULE
-GIVEN_GUARD = GIVEN_POLICY + """
-from course.permissions import Policy
-from course.orders import find_orders, get_order_status
-from course.approval import WidgetApprover
-from course.approval import choose_approver
-"""
-GIVEN_LOG = GIVEN_GUARD + """
-from course.approval import Guarded, guarded
-from course.agent import Limits, arun_agent
-from course.permissions import DecisionLog
-"""
-GIVEN_ALLOWLIST = GIVEN_LOG + """
-import json
-from course.agent import prompt_estimate
-from course.approval import ScriptedApprover
-from course.scripted import ScriptedModel, call, raw_call
-"""
 
 NEVER_CRASH = ("The model can send anything (a missing amount, text, null): a rule must never crash; when in "
                "doubt, return 'ask'.")

@@ -10,8 +10,8 @@ entry in the log.
 from __future__ import annotations
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson4 import GIVEN_GUARD, GIVEN_LOG
-from course.exercises.lesson4_cases import CheckApprover, Trace, drive, guard_case, spy
+from course.exercises.lesson4.cases import CheckApprover, Trace, drive, guard_case, spy
+from course.exercises.lesson4.given import GIVEN_GUARD, GIVEN_LOG
 from course.exercises.plain import rebuilt, same
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws

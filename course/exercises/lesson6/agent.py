@@ -15,14 +15,12 @@ from typing import Any
 
 from course.backend import MODEL
 from course.exercises import NotYet, exercise, run_async
-from course.exercises.lesson6 import DOCS_ALLOW, GIVEN_EXECUTE, awaited
-from course.exercises.lesson6_cases import READ, docs_server, input_schema, made_server
+from course.exercises.lesson6.cases import READ, docs_server, input_schema, made_server
+from course.exercises.lesson6.client import DOCS_ALLOW, awaited
+from course.exercises.lesson6.given import GIVEN_AGENT
 from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
-GIVEN_AGENT = GIVEN_EXECUTE + """
-import json
-"""
 QUESTION = "The mugs from my order A1002 arrived broken. What does your policy say? Can I get my money back?"
 
 

@@ -16,8 +16,7 @@ import time
 from typing import Any
 
 from course.exercises import NotYet, exercise, run_async
-from course.exercises.lesson6 import DOCS_ALLOW, GIVEN_EXECUTE, awaited
-from course.exercises.lesson6_cases import (
+from course.exercises.lesson6.cases import (
     FAILS,
     NOT_DESTRUCTIVE,
     READ,
@@ -28,6 +27,8 @@ from course.exercises.lesson6_cases import (
     in_memory,
     made_server,
 )
+from course.exercises.lesson6.client import DOCS_ALLOW, awaited
+from course.exercises.lesson6.given import GIVEN_EXECUTE
 from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
