@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from course.exercises import load_all
-from exercise_checks import fails_with, lying, passes, solution
+from exercise_checks import fails_with, lying, passes, reviewed, solution
 
 load_all()
 
@@ -233,8 +233,9 @@ class _Half(float):
     ("l7-success-rate", lying("l7-success-rate", "return right / len(questions)", "return _Half(0.0)",
                               HALF_WHATEVER_IT_IS), "so the rate is 0.4"),
 ], ids=["result-item", "error-flag", "stream", "success-rate"])
-def test_lesson_7_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
-    fails_with(id, source, hint)
+def test_lesson_7_answers_that_lie_about_equality_go_to_review_by_the_graders_vocabulary_rule(id, source, hint):
+    del hint  # what the check said while plain() guarded it: now the grader's rule does
+    reviewed(id, source)
 
 
 # -- what the audit found: a collect that hands on_text the whole answer at the end streams nothing -----------

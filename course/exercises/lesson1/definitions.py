@@ -9,7 +9,6 @@ from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson1.cases import WORDS, argument_model, schema_accepts, tool_name
 from course.exercises.lesson1.given import GIVEN_DEFINITION, GIVEN_PARAMS
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -28,7 +27,7 @@ def check_tool_definition(tool_definition):
         params = argument_model({field: (str, Field(description=f"The {field}"))}, f"{field.title()}Query")
         cases.append((tool_name(rng), f"Find a {field} for the customer ({rng.randint(1, 999)}).", params))
     for name, description, params in cases:
-        d = plain(tool_definition(name, description, params))
+        d = tool_definition(name, description, params)
         if isinstance(d, dict) and "name" in d and "function" not in d:
             raise NotYet("your definition is in the Responses API's flat format. Chat Completions nests "
                          'name, description and parameters under "function": {"type": "function", '
@@ -41,10 +40,10 @@ def check_tool_definition(tool_definition):
             raise NotYet('"parameters" is the Pydantic class itself; the API wants its JSON schema: '
                          "params.model_json_schema().")
         for key, want in [("name", name), ("description", description)]:
-            if not same(fn.get(key), want):
+            if fn.get(key) != want:
                 raise NotYet(f"the {key} in the definition is not the `{key}` argument (for a tool the check "
                              f"made up, it is {fn.get(key)!r:.80}). Use the argument as it is.")
-        if not same(fn.get("parameters"), params.model_json_schema()):
+        if fn.get("parameters") != params.model_json_schema():
             raise NotYet('"parameters" should be the model\'s JSON schema, exactly params.model_json_schema().')
     tools = [tool_definition(*case) for case in cases]
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
@@ -108,13 +107,13 @@ def check_refund_params(RefundRequest, request_refund):
             raise NotYet(f"RefundRequest refuses {what}, but only in Python: the JSON schema the model sees "
                          f"allows it, so the model cannot know the rule. Put the rule in the field itself "
                          f"({how}), not in a validator.")
-    description = plain(request_refund.description)
+    description = request_refund.description
     if not isinstance(description, str) or len(description) < 20:
         raise NotYet("give request_refund a docstring that tells the model when to use it (20+ characters): "
                      "it becomes the tool's description.")
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
         model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=[definition])
-    reply = plain(Toolbox(request_refund).execute("request_refund", json.dumps(good)))
+    reply = Toolbox(request_refund).execute("request_refund", json.dumps(good))
     if reply.startswith("Error:") or number not in reply:
         raise NotYet(f"called with a valid request, request_refund should return a text that names the order "
                      f"(got {reply!r:.120}).")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from course.exercises import NotYet, exercise
 from course.exercises.lesson2.given import GIVEN_LIMIT
-from course.exercises.plain import among, plain
 from course.exercises.seeds import draws
 
 STOPS = ("max_steps", "max_tokens", "max_seconds")
@@ -19,14 +18,14 @@ def check_limit_reached(limit_reached):
 
     def ask(limits, *, tool_steps=0, tokens=0, elapsed=0.0, next_cost=100):
         try:
-            got = plain(limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=elapsed,
-                                      next_cost=next_cost))
+            got = limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=elapsed,
+                                      next_cost=next_cost)
         except TypeError as e:
             if limits.max_seconds is None and "NoneType" in str(e):
                 raise NotYet("max_seconds may be None, which means no clock: compare elapsed with it only when "
                              "limits.max_seconds is not None.") from None
             raise
-        if got is not None and not among(got, STOPS):  # so from here on, got is None or one of STOPS
+        if got is not None and got not in STOPS:  # so from here on, got is None or one of STOPS
             raise NotYet(f"limit_reached should return None (go on) or one of {', '.join(map(repr, STOPS))}; "
                          f"got {got!r}.")
         return got

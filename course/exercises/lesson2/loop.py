@@ -12,7 +12,6 @@ from course.exercises import NotYet, exercise
 from course.exercises.api_hints import capped, rejected
 from course.exercises.lesson2.cases import Recorder, made_up_tools, reference_run, stepper
 from course.exercises.lesson2.given import GIVEN_LOOP
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -28,10 +27,10 @@ def _loop(run_loop, script, limits, *, salt: str):
     fake = capped(rule, 40, "your loop sent over 40 requests to a model that never stops calling tools: check "
                             "the limits before every request (limit_reached) and stop when one is reached.")
     try:
-        out = plain(run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits))
+        out = run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits)
     except openai.BadRequestError as e:
         raise rejected(e) from None
-    if not same(messages, before):
+    if messages != before:
         raise NotYet("your loop changed the `messages` list it was given: copy it first "
                      "(messages = list(messages)), so the caller's conversation stays as it was.")
     if not (isinstance(out, tuple | list) and len(out) == 3):
@@ -74,7 +73,7 @@ def check_agent_loop(run_loop):
     if len(requests) > 1:
         raise NotYet("the model answered in text at once, but your loop sent another request: when the message "
                      "has no tool_calls, return (message.content, 'done', tokens).")
-    if not same((got, reason), (answer, "done")):
+    if (got, reason) != (answer, "done"):
         raise NotYet(f"when the model answers, return (its text, 'done', tokens); got {(got, reason)!r:.120}.")
 
     # A few tool steps, one of them with two calls at once, then the answer.
@@ -88,18 +87,18 @@ def check_agent_loop(run_loop):
             raise NotYet("a model that makes a few tool steps and then answers was stopped early: with fewer "
                          "tool steps than max_steps done, go on. Count a tool step when a response has tool calls "
                          "(one step, however many calls it holds).")
-        if not same((got, reason), (answer, "done")):
+        if (got, reason) != (answer, "done"):
             raise NotYet(f"after its tool steps the model answered; return (its text, 'done', tokens), got "
                          f"{(got, reason)!r:.120}.")
         asked = [(c["function"]["name"], c["function"]["arguments"])
                  for m in want_requests[-1]["messages"] for c in m.get("tool_calls") or []]
-        if not same(ran, asked):
+        if ran != asked:
             raise NotYet("run every call the model asks for, once, with execute(call.function.name, "
                          "call.function.arguments).")
         sent = [m["content"] for m in requests[-1]["messages"] if m.get("role") == "tool"]
         if sent != [m["content"] for m in want_requests[-1]["messages"] if m.get("role") == "tool"]:
             raise NotYet("a tool message's content should be what execute returned for that call.")
-        if not same(tokens, want_tokens):
+        if tokens != want_tokens:
             raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
                          f"response of the run (got {tokens!r}).")
 
@@ -116,7 +115,7 @@ def check_agent_loop(run_loop):
                          f"your loop stopped early, after {len(requests)} requests, before it had made max_steps tool "
                          "steps. Count one tool step per response with tool calls (however many calls it holds), "
                          "from 0.")
-        if not same(reason, "max_steps") or got is not None:
+        if reason != "max_steps" or got is not None:
             raise NotYet(f"when the step limit stops the run, return (None, 'max_steps', tokens); got "
                          f"{(got, reason)!r:.80}.")
 
@@ -137,16 +136,16 @@ def check_agent_loop(run_loop):
             raise NotYet("with a token budget, your loop stopped while the budget still had room. Estimate the "
                          "next request with prompt_estimate(messages, tools) + limits.reply_tokens, on the "
                          "conversation you are about to send, and count tokens from response.usage.total_tokens.")
-        if not same(reason, "max_tokens") or got is not None:
+        if reason != "max_tokens" or got is not None:
             raise NotYet(f"when the budget stops the run, return (None, 'max_tokens', tokens); got "
                          f"{(got, reason)!r:.80}.")
-        if not same(tokens, want_tokens):
+        if tokens != want_tokens:
             raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
                          "response of the run.")
 
     # A clock that has already run out.
     (got, reason, _), requests, _ = _loop(run_loop, restless, Limits(max_steps=9, max_seconds=1e-9), salt=salt)
-    if requests or not same(reason, "max_seconds"):
+    if requests or reason != "max_seconds":
         raise NotYet("with max_seconds, pass the time since the start (time.perf_counter() - start) as "
                      "limit_reached's `elapsed`: a run whose time is up must stop with 'max_seconds'.")
     return "Answers, tool steps, parallel calls, the step limit, the budget and the clock all behave."

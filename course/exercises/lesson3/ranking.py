@@ -12,7 +12,6 @@ import numpy as np
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import WordCounts, as_indices, corpus, spread, unit
 from course.exercises.lesson3.given import GIVEN_RANK, GIVEN_SEARCH_DOCS
-from course.exercises.plain import plain
 from course.exercises.seeds import draws
 
 
@@ -85,7 +84,6 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
     except TypeError as e:
         raise NotYet(f"the hits are not JSON ({e}): a tool result goes to the model as JSON, and json.dumps "
                      "refuses numpy numbers. Make the score a Python float: float(score).") from None
-    got = plain(got)  # JSON as it stands (numpy numbers are not), and from here on compared by value
     q = embed([query])[0]
     cosine, dots = unit(vectors) @ unit(q), vectors @ q
     best = np.argsort(-cosine)[:k]

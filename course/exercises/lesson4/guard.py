@@ -12,7 +12,6 @@ from __future__ import annotations
 from course.exercises import NotYet, exercise
 from course.exercises.lesson4.cases import CheckApprover, Trace, drive, guard_case, spy
 from course.exercises.lesson4.given import GIVEN_GUARD, GIVEN_LOG
-from course.exercises.plain import rebuilt, same
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
@@ -112,13 +111,13 @@ def judge_guard(policy, calls, trace) -> None:
         if len(ran) > 1:
             raise NotYet(f"{WHAT[kind]} ran {len(ran)} times: run it once.")
         name, args = ran[0]
-        if kind == "approve" and not same(trace.of("asked", i)[0].arguments, args):
+        if kind == "approve" and trace.of("asked", i)[0].arguments != args:
             raise NotYet("what ran is not what the approver was shown: the tool must get exactly the arguments "
                          "the human approved (do not change them after asking).")
-        if not same((name, args), (calls[i].tool, calls[i].arguments)):
+        if (name, args) != (calls[i].tool, calls[i].arguments):
             raise NotYet(f"for {WHAT[kind]}, the tool got other arguments than the model sent: pass the call on "
                          "as it is, execute(name, arguments_json).")
-        if not same(trace.replies[i], trace.results[i]):
+        if trace.replies[i] != trace.results[i]:
             raise NotYet(f"for {WHAT[kind]}, your guard should return what execute returned (the text the model "
                          f"reads); it returned {trace.replies[i]!r:.80}.")
     judge_refusals(kinds, order, calls, trace)
@@ -144,8 +143,6 @@ def shown_request(policy, call, request) -> None:
     if not isinstance(request, ApprovalRequest):
         raise NotYet(f"the approver takes an ApprovalRequest, not {type(request).__name__}: "
                      "approver(ApprovalRequest(name, arguments, policy.risk(name))).")
-    request = rebuilt(request, ApprovalRequest, "the approval request",
-                      "Build it from the call: ApprovalRequest(name, arguments, policy.risk(name)).")
     if request.tool != call.tool:
         raise NotYet("the approver was asked about another tool than the one called: ApprovalRequest's first "
                      "field is the tool's name.")
@@ -173,13 +170,10 @@ DECIDED = {"allow": "allowed", "deny": "denied", "approve": "approved", "reject"
 def check_log(logged_guard):
     if not callable(logged_guard):
         raise NotYet("logged_guard should be a function `logged_guard(execute, policy, approver, log)`.")
-    from course.permissions import LogEntry
 
     policy, calls, trace, approver, log = run_guard(logged_guard, needs_log=True)
     kinds = [kind_of(policy, c) for c in calls]
-    entries = [rebuilt(e, LogEntry, "a log entry", "Record plain values: log.record(name, arguments, decision, "
-                                               "decided_by, ...) with text for the decision and who decided.")
-               for e in log.entries]
+    entries = list(log.entries)
     kind_of_ref = {c.arguments["ref"]: k for c, k in zip(calls, kinds, strict=True)}
     logged = [kind_of_ref.get(e.arguments.get("ref")) for e in entries if isinstance(e.arguments, dict)]
     missing = [k for k in KINDS if logged.count(k) < kinds.count(k)]

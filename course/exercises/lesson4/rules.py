@@ -8,7 +8,6 @@ import math
 from course.exercises import NotYet, exercise
 from course.exercises.lesson4.cases import Outcome, apart, arguments, look_alikes, names
 from course.exercises.lesson4.given import GIVEN_ALLOWLIST, GIVEN_RULE
-from course.exercises.plain import plain, same
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
@@ -17,14 +16,14 @@ NEVER_CRASH = ("The model can send anything (a missing amount, text, null): a ru
 
 
 def outcome_of(o: Outcome, what: str) -> object:
-    """The value a call returned (plain: see course.exercises.plain), or a hint about the exception it raised."""
+    """The value a call returned, or a hint about the exception it raised."""
     if o.error is not None:
         self_contained(o.error)
         raise NotYet(f"your function raised {type(o.error).__name__} ({o.error}) for {what}. {NEVER_CRASH}")
     if o.changed:
         raise NotYet(f"your function changed the arguments it was given (for {what}): a rule or a policy only "
                      "looks at a call, it never edits it. Read values with arguments.get(...).")
-    return plain(o.value)
+    return o.value
 
 
 # -- l4-refund-limit ----------------------------------------------------------------------------------
@@ -87,7 +86,7 @@ def check_refund_limit(refund_limit):
         amount, kind = args.get("amount"), refund_case(args)
         number = isinstance(amount, int | float) and not isinstance(amount, bool) and not math.isnan(amount)
         want = "allow" if number and amount <= LIMIT else "ask"
-        if same(value, want):
+        if (value == want):
             continue
         if not number:
             raise NotYet(f"{kind} gave {value!r}. When the amount is missing or not a number, ask a human: the tool "
@@ -129,13 +128,13 @@ def check_allowlist(only):
     for (n, name, _), o in zip(calls, got, strict=True):
         answers[n][name] = outcome_of(o, "a call of the rule")
     for n, allowed in enumerate(lists):
-        if all(same(answers[n][name], spec_only(allowed, name)) for name in tried):
+        if all(answers[n][name] == spec_only(allowed, name) for name in tried):
             continue
         others = [other for other in lists if other != allowed]
-        if any(all(same(answers[n][name], spec_only(other, name)) for name in tried) for other in others):
+        if any(all(answers[n][name] == spec_only(other, name) for name in tried) for other in others):
             raise NotYet("each call of only(...) should keep its own allowlist, but one rule answered with another "
                          "call's list. Keep `allowed` in the rule (a closure), not in a global variable.")
-        wrong = [name for name in tried if not same(answers[n][name], spec_only(allowed, name))]
+        wrong = [name for name in tried if answers[n][name] != spec_only(allowed, name)]
         name = min(wrong, key=lambda w: (w not in allowed, w not in pool))
         value = answers[n][name]
         if not allowed:
@@ -150,7 +149,7 @@ def check_allowlist(only):
 
     allowed_read, allowed_write = sorted(lists[0])[:2]
     policy = Policy({allowed_read: "read", allowed_write: "write", pool[5]: "read"}, rules=[rules[0]])
-    if not same([policy.decide(name, {}) for name in (allowed_read, allowed_write, pool[5])], ["allow", "ask", "deny"]):
+    if [policy.decide(name, {}) for name in (allowed_read, allowed_write, pool[5])] != ["allow", "ask", "deny"]:
         raise NotYet("inside a Policy, tools on the list should still follow their risk (read -> allow, "
                      "write -> ask), and the others be denied.")
     reached = []

@@ -8,7 +8,6 @@ from course.exercises import NotYet, exercise
 from course.exercises.lesson5.cases import letters, raw_answer
 from course.exercises.lesson5.client import ADVICE, PROTOCOL_ERROR, mcp_server, require_tool, text, tools_and_calls
 from course.exercises.lesson5.given import GIVEN
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -72,8 +71,8 @@ def check_trim(trim):
              (raw_answer(rng, 0), 3)]
     for raw, n in cases:
         before = copy.deepcopy(raw)
-        got = plain(trim(raw, n))
-        if not same(raw, before):
+        got = trim(raw, n)
+        if raw != before:
             raise NotYet("trim changed the API's answer it was given (a pop or del on its dicts): build new dicts, "
                          "e.g. {key: r[key] for key in ...}. The caller may still need the original.")
         expected = [{k: r[k][:SNIPPET] if k == "snippet" else r[k] for k in ("title", "url", "snippet")}
@@ -89,10 +88,10 @@ def check_trim(trim):
             if not isinstance(mine, dict) or set(mine) != {"title", "url", "snippet"}:
                 raise NotYet(f"each result should keep exactly title, url and snippet; one has "
                              f"{sorted(mine) if isinstance(mine, dict) else mine!r}.")
-            if not same(mine["snippet"], right["snippet"]):
+            if mine["snippet"] != right["snippet"]:
                 raise NotYet(f"a snippet should be at most {SNIPPET} characters, cut from the start "
                              f"(snippet[:{SNIPPET}]); one has {len(mine['snippet'])} characters or other text.")
-            if not same(mine, right):
+            if mine != right:
                 raise NotYet("a result's title or url differs from the API's: copy them unchanged.")
         if set(got) != {"results"}:
             raise NotYet(f"the answer should hold only 'results'; it also has {sorted(set(got) - {'results'})}.")

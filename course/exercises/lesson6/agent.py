@@ -18,7 +18,6 @@ from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson6.cases import READ, docs_server, input_schema, made_server
 from course.exercises.lesson6.client import DOCS_ALLOW, awaited
 from course.exercises.lesson6.given import GIVEN_AGENT
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 QUESTION = "The mugs from my order A1002 arrived broken. What does your policy say? Can I get my money back?"
@@ -58,7 +57,6 @@ class Execute:
         self.made = self.ran = 0
 
     def __call__(self, name: str, arguments: str) -> Any:
-        name, arguments = plain((name, arguments))
         self.made += 1
         return self.run(name, arguments)
 
@@ -72,7 +70,7 @@ def loop(agent: Any, llm: Any, question: str, tools: list, execute: Any, max_ste
         return await awaited(agent(llm, MODEL, question, tools, execute, max_steps),
                              "agent(llm, model, question, tools, execute, max_steps)")
 
-    return plain(guarded(go))
+    return guarded(go)
 
 
 def guarded(go: Any) -> Any:
@@ -142,7 +140,7 @@ def check_agent(agent):
                                             "requests, all of them)." if spare == 0 and rounds else "."))
         if any("tools" not in body for body in model.requests):
             raise NotYet("a request went out without the tools: pass tools=tools on every request.")
-        if not same(got, model.answers[-1]):
+        if got != model.answers[-1]:
             raise NotYet(f"agent should return the model's answer text (message.content); it returned "
                          f"{str(got)[:80]!r}.")
     max_steps = rng.randint(2, 4)
@@ -184,6 +182,6 @@ def story(agent: Any) -> None:
     if not ran:
         raise NotYet("no tool call reached the document server: run each of the model's calls with `await "
                      "execute(call.function.name, call.function.arguments)`.")
-    if not model.answers or not same(reply, model.answers[-1]):
+    if not model.answers or reply != model.answers[-1]:
         raise NotYet(f"for the lesson's question, agent should return the model's answer text; it returned "
                      f"{str(reply)[:80]!r}.")

@@ -9,7 +9,6 @@ from typing import Any
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson6.cases import READ, docs_server, in_memory, made_server
 from course.exercises.lesson6.given import GIVEN_LIST
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 DOCS_ALLOW = {"search_docs", "read_section", "list_documents", "get_order_record", "create_ticket", "issue_refund"}
@@ -29,7 +28,7 @@ def names(tools: Any, what: str) -> list[str]:
     if any(isinstance(t, str) for t in tools):
         raise NotYet(f"{what} returned names; return the `Tool` objects themselves (page.tools holds them): the "
                      "next steps need their schema and annotations.")
-    found = [plain(t.name) for t in tools] if all(isinstance(t, types.Tool) for t in tools) else None
+    found = [t.name for t in tools] if all(isinstance(t, types.Tool) for t in tools) else None
     if found is None or not all(isinstance(name, str) for name in found):
         raise NotYet(f"{what} should return the `Tool` objects from the pages (page.tools).")
     return found
@@ -59,7 +58,7 @@ def listed(list_tools: Any, server: Any, allow: set[str]) -> tuple[list[str], se
 def check_list_tools(list_tools):
     with docs_server() as (server, _):
         got, after = listed(list_tools, server, DOCS_ALLOW)
-    if not same(after, DOCS_ALLOW):
+    if after != DOCS_ALLOW:
         raise NotYet("list_tools changed the `allow` set it was given: only read it.")
     judge_listing(got, sorted(DOCS_ALLOW), DOCS_ALLOW)
     if sorted(got) != sorted(DOCS_ALLOW):

@@ -29,7 +29,6 @@ from course.exercises.lesson6.cases import (
 )
 from course.exercises.lesson6.client import DOCS_ALLOW, awaited
 from course.exercises.lesson6.given import GIVEN_EXECUTE
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 REJECTED = re.compile(r"reject|declin|denied|deny|not approved|refus|not run|did not run|was not|wasn't", re.IGNORECASE)
@@ -44,7 +43,6 @@ class Approver:
         self.asked: list[tuple[str, dict]] = []
 
     async def __call__(self, name: str, arguments: dict) -> bool:
-        name, arguments = plain((name, arguments))
         self.asked.append((name, arguments))
         return self.answers.get(name, False)
 
@@ -63,7 +61,7 @@ def executor(make_execute: Any, client: Any, tools: dict, approve: Any, timeout:
 
 async def run(execute: Any, name: str, arguments: str) -> tuple[str, float]:
     start = time.perf_counter()
-    reply = plain(await awaited(execute(name, arguments), "execute(name, arguments)"))
+    reply = await awaited(execute(name, arguments), "execute(name, arguments)")
     if not isinstance(reply, str):
         raise NotYet(f"execute should return the text for the model (a str), not {type(reply).__name__}.")
     return reply, time.perf_counter() - start
@@ -140,7 +138,7 @@ def check_execute(make_execute):
                              "True).")
             raise NotYet("a tool without read_only_hint=True ran without asking: call await approve(name, "
                          "arguments) first (no annotations, or read_only_hint missing: it may write).")
-        if not same(asked[name], json.loads(arguments)):
+        if asked[name] != json.loads(arguments):
             raise NotYet("approve should get the tool's name and its arguments parsed from the JSON text "
                          "(a dict), so the person sees what will run.")
         if approve.answers[name]:

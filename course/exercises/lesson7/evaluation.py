@@ -8,7 +8,6 @@ from course.evaluation.agent import Question
 from course.exercises import NotYet, exercise
 from course.exercises.lesson7.cases import sentence
 from course.exercises.lesson7.given import GIVEN
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -32,7 +31,7 @@ def check_success_rate(success_rate):
     order = rng.sample(range(len(qs)), len(qs))  # where each case stands is drawn too
     qs, answers = [qs[i] for i in order], [answers[i] for i in order]
     try:
-        got = plain(success_rate(answers, qs))
+        got = success_rate(answers, qs)
     except (TypeError, KeyError) as e:
         raise NotYet(f"your code raised {type(e).__name__} ({e}) on the questions: they are Question objects, as "
                      "in the lesson's `heldout` (not dicts): read q.doc, q.section and q.also (a tuple, often "
@@ -50,10 +49,10 @@ def check_success_rate(success_rate):
     if rate is None or abs(rate - 0.4) > 1e-9:
         raise NotYet(f"2 of these 5 answers cite a right section, so the rate is 0.4 (got {got!r}).")
     try:
-        empty = plain(success_rate([], []))
+        empty = success_rate([], [])
     except ZeroDivisionError:
         empty = None
-    if not same(empty, 0):
+    if empty != 0:
         raise NotYet("with no questions there is nothing to succeed at: return 0 (dividing by len(questions) "
                      "fails when there are none).")
     return "the same rule as the evaluation table's 'task success'."

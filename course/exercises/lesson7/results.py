@@ -6,7 +6,6 @@ from course.adapters import ToolResult
 from course.exercises import NotYet, exercise
 from course.exercises.lesson7.cases import KINDS, call_id, mcp_result, sentence
 from course.exercises.lesson7.given import GIVEN
-from course.exercises.plain import plain, rebuilt, same
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
@@ -17,15 +16,15 @@ def check_result_item(result_item):
     cases = [ToolResult(call_id(rng), sentence(rng)), ToolResult(call_id(rng), sentence(rng), True),
              ToolResult(call_id(rng), "Error: " + sentence(rng), True)]
     for r in cases:
-        got = plain(result_item(r))
+        got = result_item(r)
         if not isinstance(got, dict):
             raise NotYet(f"result_item returns a {type(got).__name__}: return a dict, the input item.")
         if "tool_call_id" in got or got.get("role") == "tool":
             raise NotYet("that is a Chat Completions tool message; the Responses API wants "
                          "{'type': 'function_call_output', 'call_id': ..., 'output': ...}.")
-        if not same(got.get("type"), "function_call_output"):
+        if got.get("type") != "function_call_output":
             raise NotYet(f"the item's type must be 'function_call_output' (got {got.get('type')!r}).")
-        if not same(got.get("call_id"), r.call_id):
+        if got.get("call_id") != r.call_id:
             raise NotYet("quote the call's id as 'call_id' (the result's call_id), so the model can match "
                          f"result to call (expected {r.call_id!r}, got {got.get('call_id')!r}).")
         if not isinstance(got.get("output"), str):
@@ -64,7 +63,6 @@ def check_error_flag(from_mcp):
                          ".text; give every other kind the line the task names.") from None
         if not isinstance(got, ToolResult):
             raise NotYet(f"from_mcp returns a {type(got).__name__}: return ToolResult(call_id, text, is_error).")
-        got = rebuilt(got, ToolResult, "the ToolResult", "Build it as ToolResult(call_id, text, is_error).")
         if got.call_id != cid:
             raise NotYet("keep the call's id in the ToolResult: the adapter quotes it to the model.")
         if got.is_error is not failed:

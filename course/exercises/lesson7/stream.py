@@ -5,7 +5,6 @@ from __future__ import annotations
 from course.exercises import NotYet, exercise
 from course.exercises.lesson7.cases import WORDS
 from course.exercises.lesson7.given import GIVEN
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 from course.scripted import ScriptedModel
 
@@ -48,7 +47,7 @@ def check_stream(collect):
     watched = Watched(chunks)
     seen: list[tuple[int, str]] = []  # (chunks taken when on_text was called, the piece)
     try:
-        got = plain(collect(watched, lambda piece: seen.append((watched.pulled, plain(piece)))))
+        got = collect(watched, lambda piece: seen.append((watched.pulled, piece)))
     except IndexError:
         raise NotYet("the last chunk (the usage) has no choices: skip chunks whose choices list is empty "
                      "(`if not chunk.choices: continue`).") from None
@@ -66,6 +65,6 @@ def check_stream(collect):
                      f"arrived ({len(deltas)} chunks carried text; on_text was called {len(seen)} times): call "
                      "on_text(piece) inside the loop over the chunks, once per chunk with text, before reading the "
                      "next one.")
-    if not same(got, text):
+    if got != text:
         raise NotYet(f"return the whole answer, the pieces joined (expected {text!r}, got {got!r}).")
     return f"{len(seen)} pieces, in order, and the whole answer at the end."

@@ -8,7 +8,6 @@ import inspect
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson8.cases import order_id, word
 from course.exercises.lesson8.given import GIVEN_RESOURCES, GIVEN_TENANTS
-from course.exercises.plain import same
 from course.exercises.seeds import draws
 
 # What an unknown order's error code tells about the learner's code.
@@ -104,7 +103,7 @@ def check_route_tenant(route):
               (by[b].token, only_b, (b, "billing")), (by[b].token, shared, (b, "docs"))]
     for token, tool, wanted in expect:
         got = route(tenants, token, tool)
-        if not same(tuple(got) if isinstance(got, list | tuple) else got, wanted):
+        if (tuple(got) if isinstance(got, list | tuple) else got) != wanted:
             raise NotYet(f"route(tenants, <{wanted[0]}'s token>, {tool!r}) returned {got!r}; expected {wanted!r}: "
                          "return the tenant the token belongs to and the backend whose allowlist has the tool.")
     refusals = [(by[b].token, only_a, f"{only_a} (a tool only {a} may use) for {b}'s token",

@@ -6,7 +6,6 @@ from __future__ import annotations
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson8.cases import order_id, word
 from course.exercises.lesson8.given import GIVEN_INJECTION, GIVEN_TOOLS
-from course.exercises.plain import among, plain
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
@@ -38,11 +37,11 @@ def check_injection_rule(customer_orders_only):
              ("search_docs", {"query": "refund"}, None, "a call without an order_id should be left alone (None)")]
     for tool, arguments, wanted, hint in cases:
         try:
-            got = plain(rule(tool, dict(arguments)))
+            got = rule(tool, dict(arguments))
         except Exception as e:  # noqa: BLE001 - the learner's rule crashed: say on what
             self_contained(e)
             raise NotYet(f"the rule crashed on {tool}({arguments}) with {type(e).__name__}: {e}.") from None
-        if not among(got, (*DECISIONS, None)):
+        if got not in (*DECISIONS, None):
             raise NotYet(f"the rule returned {got!r}; a rule returns 'allow', 'deny', 'ask' or None.")
         if got == "allow":
             raise NotYet(f"the rule returned 'allow' for {tool}: that skips the human's approval for a write. "

@@ -7,7 +7,6 @@ import copy
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import field_of, schema, valid_answer, word
 from course.exercises.lesson9.given import GIVEN
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 KEYS = ("name", "kind", "label", "required", "choices")
@@ -15,12 +14,11 @@ KEYS = ("name", "kind", "label", "required", "choices")
 
 def as_dict(item: object) -> dict:
     """A learner's field as a dict, whether they returned dicts or objects with those attributes."""
-    item = plain(item)
     if type(item) is dict:
-        got = {k: plain(item.get(k)) for k in KEYS}
+        got = {k: item.get(k) for k in KEYS}
     else:
-        got = {k: plain(getattr(item, k, None)) for k in KEYS}
-    got["choices"] = list(plain(got["choices"]) or [])
+        got = {k: getattr(item, k, None) for k in KEYS}
+    got["choices"] = list(got["choices"] or [])
     return got
 
 
@@ -45,7 +43,7 @@ def check_form_fields(form_fields):
                          f"{[f['name'] for f in want]}: one field per property, in the schema's order.")
         for m, w in zip(mine, want, strict=True):
             for key in KEYS:
-                if not same(m[key], w[key]):
+                if m[key] != w[key]:
                     prop = s["properties"][w["name"]]
                     raise NotYet(f"for the property {w['name']!r} ({prop}), {key} is {m[key]!r}; expected "
                                  f"{w[key]!r}. {ADVICE[key]}")
@@ -70,7 +68,7 @@ def check_answer_problems(problems):
         s = schema(rng)
         for _ in range(3):
             answer = valid_answer(rng, s)
-            got = plain(problems(s, answer))
+            got = problems(s, answer)
             if got != []:
                 raise NotYet(f"problems(schema, {answer}) found {got}, but that answer fits the schema "
                              f"{s}: a field that is not required may be left out, and a whole number is a number.")
@@ -93,7 +91,7 @@ def check_answer_problems(problems):
                 answer.pop(name, None)
             else:
                 answer[name] = value
-            got = plain(problems(s, answer))
+            got = problems(s, answer)
             if not got:
                 raise NotYet(f"problems found nothing wrong with {case} (answer {answer}); {advice}. "
                              "Nothing that breaks the schema may be sent to the server.")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import word
 from course.exercises.lesson9.given import GIVEN
-from course.exercises.plain import plain
 from course.exercises.seeds import draws
 
 NOW = 1_900_000_000
@@ -37,7 +36,7 @@ def check_token_check(token_problem):
     ]
     rng.shuffle(cases)
     for token, needed, want, case in cases:
-        got = plain(token_problem(dict(token), me, list(needed), NOW))
+        got = token_problem(dict(token), me, list(needed), NOW)
         if got != want:
             advice = {None: "it should pass", "invalid_token": "answer \"invalid_token\" (HTTP 401)",
                       "insufficient_scope": "answer \"insufficient_scope\" (HTTP 403)"}[want]
