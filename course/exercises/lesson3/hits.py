@@ -48,9 +48,8 @@ HIT_HINTS = {
 
 
 def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
-    # The learner's to change: the right answer comes from the check's own. (Copied as data: deepcopy would cache
-    # __slotnames__ on the class, which grading takes for code that changed the course.)
-    search = _Search(QuestionSet(copy.deepcopy(qs.questions), {q: list(h) for q, h in qs.ranked.items()}, qs.k))
+    # The learner's to change: the right answer comes from the check's own.
+    search = _Search(copy.deepcopy(qs))
     got = hit_at_k(search, search.qs.questions, qs.k)
     if search.qs.questions != qs.questions:
         raise NotYet("hit_at_k changed the questions it was given: only read them (a question set is reused for "

@@ -9,6 +9,8 @@ entry in the log.
 
 from __future__ import annotations
 
+import copy
+
 from course.exercises import NotYet, exercise
 from course.exercises.lesson4.cases import CheckApprover, Trace, drive, guard_case, spy
 from course.exercises.lesson4.given import GIVEN_GUARD, GIVEN_LOG
@@ -30,7 +32,7 @@ def kind_of(policy, call) -> str:
 
 def run_guard(make, needs_log: bool):
     """Build the learner's guard on a made-up policy and run a made-up model's calls through it."""
-    from course.permissions import DecisionLog, Policy
+    from course.permissions import DecisionLog
 
     rng = draws()
     policy, calls = guard_case(rng)
@@ -38,11 +40,9 @@ def run_guard(make, needs_log: bool):
     approver = CheckApprover(calls, trace, who=f"the check's approver {rng.randint(100, 999)}")
     log = DecisionLog()
     execute = spy(calls, trace, rng)
-    # The learner's guard gets a copy (made as data: deepcopy would cache __slotnames__ on Policy, which grading
-    # takes for code that changed the course). What should have happened is worked out from the check's own
-    # policy, so a guard that rewrites the one it was given (everything 'read', no allowlist) changes nothing.
-    allowlist = None if policy.allowlist is None else set(policy.allowlist)
-    given = Policy(dict(policy.risks), allowlist, list(policy.rules))
+    # The learner's guard gets a copy. What should have happened is worked out from the check's own policy, so a
+    # guard that rewrites the one it was given (everything 'read', no allowlist) changes nothing.
+    given = copy.deepcopy(policy)
     run = make(execute, given, approver, log) if needs_log else make(execute, given, approver)
     if not callable(run):
         raise NotYet(f"your function should return the guarded execute (an async function of name and "

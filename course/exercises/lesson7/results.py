@@ -1,42 +1,71 @@
-"""The checks of `l7-result-item` and `l7-error-flag`: a tool result on its way to the model."""
+"""The checks of `l7-read-response` and `l7-error-flag`: what the model said on its way to the loop, and what a
+tool returned on its way to the model."""
 
 from __future__ import annotations
 
-from course.adapters import ToolResult
+from course.adapters import ModelTurn, ToolResult
+from course.adapters.responses import read_response as course_read
 from course.exercises import NotYet, exercise
-from course.exercises.lesson7.cases import KINDS, call_id, mcp_result, sentence
+from course.exercises.lesson7.cases import KINDS, call_id, mcp_result, responses
 from course.exercises.lesson7.given import GIVEN
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
 
-@exercise("l7-result-item", lesson=7, given=GIVEN)
-def check_result_item(result_item):
+# -- l7-read-response: the Responses API's answer as the loop's ModelTurn --------------------------------------
+def judge_turn(got: object, want: ModelTurn, what: str) -> None:
+    """What differs between the learner's turn and the right one, the first field that does."""
+    if not isinstance(got, ModelTurn):
+        raise NotYet(f"for {what}, read_response returned a {type(got).__name__}.",
+                     "return ModelTurn(text, calls, stop, usage), the loop's provider-neutral turn.")
+    calls = tuple(got.calls) if isinstance(got.calls, list | tuple) else got.calls
+    if calls != want.calls:
+        ids = [getattr(c, "id", None) for c in calls] if isinstance(calls, tuple) else []
+        if ids and ids == [f"fc_{c.id.removeprefix('call_')}" for c in want.calls]:
+            raise NotYet(f"for {what}, the calls carry the items' own ids ({ids[0]!r}), not their call_id.",
+                         "a function_call item has two ids: `id` (fc_...) names the item, `call_id` (call_...) is "
+                         "the one the result must quote. ToolCall(item.call_id, item.name, item.arguments).")
+        if isinstance(calls, tuple) and any(isinstance(getattr(c, "arguments", ""), dict) for c in calls):
+            raise NotYet(f"for {what}, a call's arguments are a dict.",
+                         "keep them as the JSON text the model wrote (item.arguments): ToolCall.parsed() reads "
+                         "them, and says None when the model wrote something that is not JSON.")
+        raise NotYet(f"for {what}, the calls are {calls!r:.160}, not {want.calls!r:.160}.",
+                     "one ToolCall(item.call_id, item.name, item.arguments) per item of type 'function_call' in "
+                     "response.output, in order; other items (reasoning, messages) are not calls.")
+    if got.text != want.text:
+        if want.text is None and got.text == "":
+            raise NotYet(f"for {what}, the text is '' where the model wrote none.",
+                         "say None when there is no text (response.output_text or None): the loop tells a turn "
+                         "with nothing to say by it.")
+        raise NotYet(f"for {what}, the text is {got.text!r:.120}, not {want.text!r:.120}.",
+                     "the text is every output_text part of every message item, joined (response.output_text "
+                     "does it); reasoning items and calls hold none.")
+    if got.stop != want.stop:
+        raise NotYet(f"for {what}, stop is {got.stop!r}, not {want.stop!r}.",
+                     "'length' when response.status is 'incomplete' because of max_output_tokens "
+                     "(response.incomplete_details.reason), else 'tool_calls' when there are calls, else 'done'.")
+    if got.usage != want.usage:
+        raise NotYet(f"for {what}, usage is {got.usage!r}, not {want.usage!r}.",
+                     "Usage(response.usage.input_tokens, response.usage.output_tokens); Usage() when "
+                     "response.usage is None.")
+
+
+@exercise("l7-read-response", lesson=7, given=GIVEN)
+def check_read_response(read_response):
     rng = draws()
-    cases = [ToolResult(call_id(rng), sentence(rng)), ToolResult(call_id(rng), sentence(rng), True),
-             ToolResult(call_id(rng), "Error: " + sentence(rng), True)]
-    for r in cases:
-        got = result_item(r)
-        if not isinstance(got, dict):
-            raise NotYet(f"result_item returns a {type(got).__name__}: return a dict, the input item.")
-        if "tool_call_id" in got or got.get("role") == "tool":
-            raise NotYet("that is a Chat Completions tool message; the Responses API wants "
-                         "{'type': 'function_call_output', 'call_id': ..., 'output': ...}.")
-        if got.get("type") != "function_call_output":
-            raise NotYet(f"the item's type must be 'function_call_output' (got {got.get('type')!r}).")
-        if got.get("call_id") != r.call_id:
-            raise NotYet("quote the call's id as 'call_id' (the result's call_id), so the model can match "
-                         f"result to call (expected {r.call_id!r}, got {got.get('call_id')!r}).")
-        if not isinstance(got.get("output"), str):
-            raise NotYet("'output' must be the result's text (a string).")
-        if r.is_error and not got["output"].startswith("Error"):
-            raise NotYet("a failed call must reach the model as a failure: the item has no is_error field, so "
-                         "the text must start with 'Error' (add 'Error: ' when it does not already).")
-        if got["output"] not in (r.text, f"Error: {r.text}") or (not r.is_error and got["output"] != r.text):
-            raise NotYet(f"'output' must be the result's text (expected {r.for_model()!r}, got {got['output']!r}).")
-        if got["output"].startswith("Error: Error"):
-            raise NotYet("this text already starts with 'Error': do not add the prefix twice.")
-    return "Chat Completions' tool message and this item carry the same three things under other names."
+    for what, response in responses(rng):
+        try:
+            got = read_response(response)
+        except NotImplementedError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a crash on an item of another kind is what the hint is about
+            self_contained(e)
+            kinds = ", ".join(i.type for i in response.output) or "no items"
+            raise NotYet(f"for {what} (output: {kinds}), read_response raised {type(e).__name__} ({e}).",
+                         "look at each item's `type` before you read it: only 'message' items have content, only "
+                         "'function_call' items have a call_id; a response may have no usage.") from None
+        judge_turn(got, course_read(response), what)
+    return "A turn from either API now looks the same to the loop."
 
 
 @exercise("l7-error-flag", lesson=7, given=GIVEN)
