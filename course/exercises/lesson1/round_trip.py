@@ -25,12 +25,12 @@ def check_tool_message(tool_message):
         if not isinstance(m, dict) or m.get("role") != "tool":
             raise NotYet(f'tool_message should return a dict with "role": "tool"; got {m!r:.120}.')
         if m.get("tool_call_id") != tc.id:
-            raise NotYet(f'"tool_call_id" is {m.get("tool_call_id")!r}, not the id of the call it answers. '
+            raise NotYet(f""""tool_call_id" is {m.get('tool_call_id')!r}, not the id of the call it answers.""",
                          "The API pairs each result with its call by this id: use tool_call.id.")
         content = m.get("content")
         if not isinstance(content, str):
-            raise NotYet(f'"content" must be text, but it is a {type(content).__name__}: send data as JSON, '
-                         "json.dumps(result).")
+            raise NotYet(f'"content" must be text, but it is a {type(content).__name__}.',
+                         "send data as JSON, json.dumps(result).")
         if isinstance(expected, str):
             if content != expected:
                 quoted = content == json.dumps(expected)
@@ -44,8 +44,8 @@ def check_tool_message(tool_message):
             raise NotYet(f"content should be JSON, so the model can read the data (json.dumps(result)); "
                          f"got {content!r:.80}, which is Python's way of printing it, not JSON.") from None
         if sent != expected:
-            raise NotYet("content is not the tool's result for these arguments: run tool.fn on the validated "
-                         f"arguments and send what it returns (got {content!r:.120}).")
+            raise NotYet("content is not the tool's result for these arguments.",
+                         f"run tool.fn on the validated arguments and send what it returns (got {content!r:.120}).")
     return f"{len(cases)} calls answered, each under its own id."
 
 
@@ -72,12 +72,14 @@ def check_round_trip(ask):
 
     fake, answer = _ask(ask, "Hi")
     if not fake.requests:
-        raise NotYet("ask() sent no request to the model: client.chat.completions.create(...).")
+        raise NotYet("ask() sent no request to the model.",
+                     "client.chat.completions.create(...).")
     if "tools" not in fake.requests[0]:
-        raise NotYet("offer the tools to the model: tools=toolbox.definitions().")
+        raise NotYet("offer the tools to the model.",
+                     "tools=toolbox.definitions().")
     if len(fake.requests) > 1:
-        raise NotYet("the model answered in text straight away, but ask() sent another request: return "
-                     "message.content when message.tool_calls is empty.")
+        raise NotYet("the model answered in text straight away, but ask() sent another request.",
+                     "return message.content when message.tool_calls is empty.")
     if answer != order_status(fake.requests[0]):
         raise NotYet(f"ask() should return the model's text (message.content), got {answer!r:.80}.")
     rng = draws()
@@ -94,8 +96,8 @@ def check_round_trip(ask):
             if m.get("role") == "tool":
                 fn = asked[m["tool_call_id"]]
                 if m["content"] != shop_toolbox().execute(fn["name"], fn["arguments"]):
-                    raise NotYet("a tool message's content is not the result of the call with its "
-                                 "tool_call_id: run each call with toolbox.execute(call.function.name, "
+                    raise NotYet("a tool message's content is not the result of the call with its tool_call_id.",
+                                 "run each call with toolbox.execute(call.function.name, "
                                  "call.function.arguments) and answer it under call.id.")
         expected = order_status(fake.requests[-1])
         if answer != expected:

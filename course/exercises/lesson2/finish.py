@@ -46,14 +46,15 @@ def check_finish(final_answer):
             raise NotYet("the last request must switch the tools off with tool_choice='none', or the model can "
                          "call another tool instead of answering.")
         if sent.get("tools") != tools:
-            raise NotYet("keep the tools listed in the last request (tools=tools): the conversation has tool "
-                         "calls, and tool_choice='none' switches them off without hiding them.")
+            raise NotYet("keep the tools listed in the last request (tools=tools).",
+                         "the conversation has tool calls, and tool_choice='none' switches them off without "
+                         "hiding them.")
         if sent["messages"][:len(given)] != given:
             raise NotYet("the last request should send the whole conversation, as it was, and then your note.")
         notes = [m for m in sent["messages"][len(given):] if why in str(m.get("content"))]
         if not notes:
-            raise NotYet("add a note after the conversation that tells the model why it must answer now: put the "
-                         "`why` text in it (FINISH_NOTE.format(why=why) does).")
+            raise NotYet("add a note after the conversation that tells the model why it must answer now.",
+                         "put the `why` text in it (FINISH_NOTE.format(why=why) does).")
         if reply:
             if answer != reply:
                 raise NotYet(f"return the model's text (message.content); got {answer!r:.80}.")

@@ -31,8 +31,8 @@ def _loop(run_loop, script, limits, *, salt: str):
     except openai.BadRequestError as e:
         raise rejected(e) from None
     if messages != before:
-        raise NotYet("your loop changed the `messages` list it was given: copy it first "
-                     "(messages = list(messages)), so the caller's conversation stays as it was.")
+        raise NotYet("your loop changed the `messages` list it was given.",
+                     "copy it first (messages = list(messages)), so the caller's conversation stays as it was.")
     if not (isinstance(out, tuple | list) and len(out) == 3):
         raise NotYet(f"run_loop should return a triple (answer, stop_reason, tokens); got {out!r:.120}.")
     return tuple(out), fake.requests, execute.calls
@@ -67,12 +67,14 @@ def check_agent_loop(run_loop):
     # The model answers at once.
     (got, reason, tokens), requests, ran = _loop(run_loop, dict(tools=tools, steps=0, answer=answer), roomy, salt=salt)
     if not requests:
-        raise NotYet("run_loop sent no request: ask the model with client.chat.completions.create(...).")
+        raise NotYet("run_loop sent no request.",
+                     "ask the model with client.chat.completions.create(...).")
     if requests[0].get("tools") != tools:
-        raise NotYet("offer the tools in every request: tools=tools.")
+        raise NotYet("offer the tools in every request.",
+                     "tools=tools.")
     if len(requests) > 1:
-        raise NotYet("the model answered in text at once, but your loop sent another request: when the message "
-                     "has no tool_calls, return (message.content, 'done', tokens).")
+        raise NotYet("the model answered in text at once, but your loop sent another request.",
+                     "when the message has no tool_calls, return (message.content, 'done', tokens).")
     if (got, reason) != (answer, "done"):
         raise NotYet(f"when the model answers, return (its text, 'done', tokens); got {(got, reason)!r:.120}.")
 
@@ -84,9 +86,9 @@ def check_agent_loop(run_loop):
         (got, reason, tokens), requests, ran = _loop(run_loop, script, limits, salt=salt)
         (_, _, want_tokens, _), want_requests = _expected(script, limits, salt=salt)
         if len(requests) < len(want_requests):
-            raise NotYet("a model that makes a few tool steps and then answers was stopped early: with fewer "
-                         "tool steps than max_steps done, go on. Count a tool step when a response has tool calls "
-                         "(one step, however many calls it holds).")
+            raise NotYet("a model that makes a few tool steps and then answers was stopped early.",
+                         "with fewer tool steps than max_steps done, go on. Count a tool step when a response "
+                         "has tool calls (one step, however many calls it holds).")
         if (got, reason) != (answer, "done"):
             raise NotYet(f"after its tool steps the model answered; return (its text, 'done', tokens), got "
                          f"{(got, reason)!r:.120}.")
@@ -109,12 +111,13 @@ def check_agent_loop(run_loop):
         (got, reason, tokens), requests, ran = _loop(run_loop, {**restless, "parallel": "every"}, limits, salt=salt)
         if len(requests) > max_steps:
             raise NotYet("with a model that never stops calling tools, your loop made more tool steps than "
-                         "max_steps allows. Check before every request: once tool_steps == max_steps, stop.")
+                         "max_steps allows.",
+                         "Check before every request: once tool_steps == max_steps, stop.")
         if len(requests) < max_steps:
-            raise NotYet(f"with a model that never stops calling tools (two calls per step) and max_steps={max_steps}, "
-                         f"your loop stopped early, after {len(requests)} requests, before it had made max_steps tool "
-                         "steps. Count one tool step per response with tool calls (however many calls it holds), "
-                         "from 0.")
+            raise NotYet("with a model that never stops calling tools (two calls per step) and "
+                         f"max_steps={max_steps}, your loop stopped early, after {len(requests)} requests, before "
+                         "it had made max_steps tool steps.",
+                         "Count one tool step per response with tool calls (however many calls it holds), from 0.")
         if reason != "max_steps" or got is not None:
             raise NotYet(f"when the step limit stops the run, return (None, 'max_steps', tokens); got "
                          f"{(got, reason)!r:.80}.")
@@ -129,13 +132,15 @@ def check_agent_loop(run_loop):
         (got, reason, tokens), requests, _ = _loop(run_loop, restless, limits, salt=salt)
         (_, _, want_tokens, _), want_requests = _expected(restless, limits, salt=salt)
         if len(requests) > len(want_requests):
-            raise NotYet("with a token budget, your loop sent a request the budget could not afford. Check "
-                         "*before* each request: stop if tokens + 2 × next_cost > max_tokens, where next_cost = "
-                         "prompt_estimate(messages, tools) + limits.reply_tokens (limit_reached does this).")
+            raise NotYet("with a token budget, your loop sent a request the budget could not afford.",
+                         "Check *before* each request: stop if tokens + 2 × next_cost > max_tokens, where "
+                         "next_cost = prompt_estimate(messages, tools) + limits.reply_tokens (limit_reached does "
+                         "this).")
         if len(requests) < len(want_requests):
-            raise NotYet("with a token budget, your loop stopped while the budget still had room. Estimate the "
-                         "next request with prompt_estimate(messages, tools) + limits.reply_tokens, on the "
-                         "conversation you are about to send, and count tokens from response.usage.total_tokens.")
+            raise NotYet("with a token budget, your loop stopped while the budget still had room.",
+                         "Estimate the next request with prompt_estimate(messages, tools) + limits.reply_tokens, "
+                         "on the conversation you are about to send, and count tokens from "
+                         "response.usage.total_tokens.")
         if reason != "max_tokens" or got is not None:
             raise NotYet(f"when the budget stops the run, return (None, 'max_tokens', tokens); got "
                          f"{(got, reason)!r:.80}.")
@@ -147,5 +152,6 @@ def check_agent_loop(run_loop):
     (got, reason, _), requests, _ = _loop(run_loop, restless, Limits(max_steps=9, max_seconds=1e-9), salt=salt)
     if requests or reason != "max_seconds":
         raise NotYet("with max_seconds, pass the time since the start (time.perf_counter() - start) as "
-                     "limit_reached's `elapsed`: a run whose time is up must stop with 'max_seconds'.")
+                     "limit_reached's `elapsed`.",
+                     "a run whose time is up must stop with 'max_seconds'.")
     return "Answers, tool steps, parallel calls, the step limit, the budget and the clock all behave."

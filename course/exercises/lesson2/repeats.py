@@ -26,18 +26,20 @@ def check_repeat_key(repeat_key):
         try:
             k = repeat_key(name, arguments)
         except json.JSONDecodeError:
-            raise NotYet("arguments that are not valid JSON must not crash the loop: catch json.JSONDecodeError "
-                         "and use the text as it is.") from None
+            raise NotYet("arguments that are not valid JSON must not crash the loop.",
+                         "catch json.JSONDecodeError and use the text as it is.") from None
         except (AttributeError, TypeError, KeyError) as e:
-            raise NotYet(f"for arguments that are valid JSON but not an object (a list, a text, a number or "
-                         f"null), repeat_key raised {type(e).__name__}: {e}. The model can send any JSON: "
-                         "normalise whatever json.loads returns, not only dicts.") from None
+            raise NotYet("for arguments that are valid JSON but not an object (a list, a text, a number or "
+                         f"null), repeat_key raised {type(e).__name__}: {e}.",
+                         "the model can send any JSON: normalise whatever json.loads returns, not only "
+                         "dicts.") from None
         try:
             hash(k)
         except TypeError:
-            raise NotYet(f"the key must be hashable (the loop keeps keys in a set), but it is a "
-                         f"{type(k).__name__} containing something that is not. Use a tuple of strings or a "
-                         "string (json.dumps), not a dict or a list, also for nested values.") from None
+            raise NotYet("the key must be hashable (the loop keeps keys in a set), but it is a "
+                         f"{type(k).__name__} containing something that is not.",
+                         "Use a tuple of strings or a string (json.dumps), not a dict or a list, also for nested "
+                         "values.") from None
         return k
 
     def alike(a: tuple[str, str], b: tuple[str, str], why: str) -> None:
@@ -122,9 +124,9 @@ def check_skip_repeats(answer_calls):
         if not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
             raise NotYet(f"answer_calls should return a list of tool messages (dicts); got {out!r:.100}.")
         if len(out) != len(calls):
-            raise NotYet(f"for {what}, answer_calls returned {len(out)} messages for {len(calls)} calls. Every call "
-                         "needs its tool message, a repeat too (the API requires one per tool_call_id): for a "
-                         "repeat, a note instead of the result.")
+            raise NotYet(f"for {what}, answer_calls returned {len(out)} messages for {len(calls)} calls.",
+                         "Every call needs its tool message, a repeat too (the API requires one per "
+                         "tool_call_id): for a repeat, a note instead of the result.")
         for m, tc in zip(out, calls, strict=True):
             if (m.get("role"), m.get("tool_call_id")) != ("tool", tc.id):
                 raise NotYet(f"for {what}, the messages should be {{'role': 'tool', 'tool_call_id': call.id, "
@@ -138,31 +140,35 @@ def check_skip_repeats(answer_calls):
                               "a step that asks for the same call twice")
     runs = [n for n, _ in execute.calls]
     if not any(n == a for n in runs):
-        raise NotYet("a call the run has not seen before was not run. Check `seen` before you add the call's key "
-                     "to it, and run the call when its key was not there.")
+        raise NotYet("a call the run has not seen before was not run.",
+                     "Check `seen` before you add the call's key to it, and run the call when its key was not "
+                     "there.")
     if sum(n == a for n in runs) > 1:
-        raise NotYet("a call was run twice in one step although its key is the same as an earlier call's. Use "
-                     "repeat_key(name, arguments), not the raw text, and add each key to `seen` as soon as the "
-                     "call has run, so a repeat later in the same step is caught.")
+        raise NotYet("a call was run twice in one step although its key is the same as an earlier call's.",
+                     "Use repeat_key(name, arguments), not the raw text, and add each key to `seen` as soon as "
+                     "the call has run, so a repeat later in the same step is caught.")
     if execute.calls[:2] != [(a, first), (b, json.dumps({"q": word}))]:
         raise NotYet("run each new call with execute(call.function.name, call.function.arguments), in order.")
     note = out[2]["content"]
     if "not run" not in note.lower() or a not in note:
         raise NotYet("the message for a repeat should tell the model that the call was not run, and name the "
-                     "tool: REPEAT_NOTE.format(name=...) says so, or write your own with the words 'not run'.")
+                     "tool.",
+                     "REPEAT_NOTE.format(name=...) says so, or write your own with the words 'not run'.")
     if out[0]["content"] != Recorder(word)(a, first):
         raise NotYet("the content for a call that ran should be what execute returned.")
     if len(seen) != 2 or not before <= seen:
         raise NotYet("add the key of every call you run (repeat_key(name, arguments)) to the `seen` set you were "
-                     "given, and nothing else: the run keeps it from step to step.")
+                     "given, and nothing else.",
+                     "the run keeps it from step to step.")
 
     # The next step: the set remembers the first one.
     count = len(execute.calls)
     calls, out, _ = step([(b, json.dumps({"q": word.upper()})), (c, json.dumps({"q": word}))],
                          "a step after it")
     if len(execute.calls) - count != 1 or execute.calls[-1][0] != c:
-        raise NotYet("a call already run in an earlier step ran again: keep the keys in the `seen` set you were "
-                     "given (do not start a new one), so they last from one step to the next.")
+        raise NotYet("a call already run in an earlier step ran again.",
+                     "keep the keys in the `seen` set you were given (do not start a new one), so they last from "
+                     "one step to the next.")
     if len(seen) != 3:
         raise NotYet("add the key of every call you run to `seen`.")
     return "New calls ran once each; repeats got a note instead, in the same step and in the next."

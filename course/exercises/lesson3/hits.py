@@ -25,13 +25,14 @@ class _Search:
 
     def __call__(self, query: str, k: int | None = None) -> list[Hit]:
         if k is None:
-            raise NotYet("search was called without k: call search(q[\"question\"], k), so it returns the first k "
-                         "hits.")
+            raise NotYet("search was called without k.",
+                         'call search(q["question"], k), so it returns the first k hits.')
         if query not in self.qs.ranked:
-            raise NotYet("search was called with something that is not a question's text: call "
-                         "search(q[\"question\"], k) for each question q.")
+            raise NotYet("search was called with something that is not a question's text.",
+                         'call search(q["question"], k) for each question q.')
         if isinstance(k, bool) or not isinstance(k, int):
-            raise NotYet(f"search was called with k={k!r}: pass the whole number k you were given.")
+            raise NotYet(f"search was called with k={k!r}.",
+                         "pass the whole number k you were given.")
         self.asked.append(k)
         return list(self.qs.ranked[query][:k])
 
@@ -52,22 +53,24 @@ def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
     search = _Search(copy.deepcopy(qs))
     got = hit_at_k(search, search.qs.questions, qs.k)
     if search.qs.questions != qs.questions:
-        raise NotYet("hit_at_k changed the questions it was given: only read them (a question set is reused for "
-                     "every method you compare).")
+        raise NotYet("hit_at_k changed the questions it was given.",
+                     "only read them (a question set is reused for every method you compare).")
     if isinstance(got, bool) or not isinstance(got, int | float | np.number):
         raise NotYet(f"hit_at_k should return a number (the fraction of questions answered), not "
                      f"{type(got).__name__}.")
     if not search.asked:
-        raise NotYet("hit_at_k never called search: call search(q[\"question\"], k) for each question.")
+        raise NotYet("hit_at_k never called search.",
+                     'call search(q["question"], k) for each question.')
     want = hit_rate(qs)
     if abs(float(got) - want) < 1e-9:
         return
     n = len(qs.questions)
     if want and abs(float(got) - want * n) < 1e-9:
-        raise NotYet("hit_at_k returned how many questions were answered: divide by the number of questions, so "
-                     "it is a fraction from 0 to 1.")
+        raise NotYet("hit_at_k returned how many questions were answered.",
+                     "divide by the number of questions, so it is a fraction from 0 to 1.")
     if want and abs(float(got) - want * 100) < 1e-6:
-        raise NotYet("hit_at_k returned a percentage: return the fraction, from 0 to 1 (print it with :.0%).")
+        raise NotYet("hit_at_k returned a percentage.",
+                     "return the fraction, from 0 to 1 (print it with :.0%).")
     if kind in HIT_HINTS:
         raise NotYet(HIT_HINTS[kind] + ".")
     raise NotYet("that is not the fraction of questions whose answering section (its doc and section, or a "
@@ -114,9 +117,11 @@ def ranked_hits(rng: random.Random, k: int) -> list[Hit]:
 
 def returned_hits(got, name: str) -> list[Hit]:
     if got is None:
-        raise NotYet(f"{name} returns None: return the list of hits.")
+        raise NotYet(f"{name} returns None.",
+                     "return the list of hits.")
     if not isinstance(got, list):
-        raise NotYet(f"{name} returns a {type(got).__name__}, not a list: build a list of hits.")
+        raise NotYet(f"{name} returns a {type(got).__name__}, not a list.",
+                     "build a list of hits.")
     hits = got
     wrong = [h for h in hits if not isinstance(h, Hit)]
     if wrong:
@@ -139,7 +144,8 @@ def check_best_per_doc(best_sections):
             raise NotYet("search for the query you were given, not another one.")
         docs = [h.doc for h in got]
         if len(docs) != len(set(docs)):
-            raise NotYet("a document appears twice: keep only the first (best) hit of each document.")
+            raise NotYet("a document appears twice.",
+                         "keep only the first (best) hit of each document.")
         first = {}
         for hit in ranked:
             first.setdefault(hit.doc, hit)
@@ -147,12 +153,15 @@ def check_best_per_doc(best_sections):
         if got == want:
             continue
         if len(got) < k:
-            raise NotYet(f"only {len(got)} hit(s) for k={k}: ask the index for more hits than k (say 4*k), since "
-                         "several of the best ones can come from the same document.")
+            raise NotYet(f"only {len(got)} hit(s) for k={k}.",
+                         "ask the index for more hits than k (say 4*k), since several of the best ones can come "
+                         "from the same document.")
         if len(got) > k:
-            raise NotYet(f"{len(got)} hits for k={k}: return at most k.")
+            raise NotYet(f"{len(got)} hits for k={k}.",
+                         "return at most k.")
         if sorted(got, key=lambda h: -h.score) != got and set(got) == set(want):
-            raise NotYet("the hits are not best first: keep the order index.search gives.")
+            raise NotYet("the hits are not best first.",
+                         "keep the order index.search gives.")
         differed = next(i for i, (a, b) in enumerate(zip([*got, None], [*want, None], strict=False)) if a != b)
         raise NotYet(f"for k={k}, your hit {differed + 1} is {shown(got[differed] if differed < len(got) else None)}"
                      f", but it should be {shown(want[differed] if differed < len(want) else None)}, the best "

@@ -48,7 +48,8 @@ def apart(fn, calls: list[tuple]) -> list[Outcome]:
     thread.start()
     thread.join(LIMIT)
     if thread.is_alive():
-        raise NotYet(f"your function did not return within {LIMIT:g} s: look for a loop that never ends.")
+        raise NotYet(f"your function did not return within {LIMIT:g} s.",
+                     "look for a loop that never ends.")
     for o in outcomes:
         if isinstance(o.error, NotImplementedError):
             raise o.error

@@ -21,8 +21,9 @@ def outcome_of(o: Outcome, what: str) -> object:
         self_contained(o.error)
         raise NotYet(f"your function raised {type(o.error).__name__} ({o.error}) for {what}. {NEVER_CRASH}")
     if o.changed:
-        raise NotYet(f"your function changed the arguments it was given (for {what}): a rule or a policy only "
-                     "looks at a call, it never edits it. Read values with arguments.get(...).")
+        raise NotYet(f"your function changed the arguments it was given (for {what}).",
+                     "a rule or a policy only looks at a call, it never edits it. Read values with "
+                     "arguments.get(...).")
     return o.value
 
 
@@ -89,13 +90,16 @@ def check_refund_limit(refund_limit):
         if (value == want):
             continue
         if not number:
-            raise NotYet(f"{kind} gave {value!r}. When the amount is missing or not a number, ask a human: the tool "
-                         "would even accept \"20\" as 20.0, so a rule must never guess. (Every comparison with NaN "
-                         "is False, so `not amount > 50` lets NaN through: allow only when `amount <= 50` is True.)")
+            raise NotYet(f"{kind} gave {value!r}.",
+                         'When the amount is missing or not a number, ask a human: the tool would even accept '
+                         '"20" as 20.0, so a rule must never guess. (Every comparison with NaN is False, so `not '
+                         'amount > 50` lets NaN through: allow only when `amount <= 50` is True.)')
         if "exactly" in kind:
-            raise NotYet(f"{kind} gave {value!r}: at most 50 includes 50 itself. Compare with <=, not <.")
-        raise NotYet(f"{kind} gave {value!r}, but should give {want!r}: allow refunds of at most 50, ask about "
-                     "bigger ones. Read the amount from the arguments, arguments.get(\"amount\").")
+            raise NotYet(f"{kind} gave {value!r}.",
+                         "at most 50 includes 50 itself. Compare with <=, not <.")
+        raise NotYet(f"{kind} gave {value!r}, but should give {want!r}.",
+                     'allow refunds of at most 50, ask about bigger ones. Read the amount from the arguments, '
+                     'arguments.get("amount").')
     return f"{len(calls)} calls, the amounts made up on the spot: small refunds go through, the rest reach a human."
 
 
@@ -132,8 +136,9 @@ def check_allowlist(only):
             continue
         others = [other for other in lists if other != allowed]
         if any(all(answers[n][name] == spec_only(other, name) for name in tried) for other in others):
-            raise NotYet("each call of only(...) should keep its own allowlist, but one rule answered with another "
-                         "call's list. Keep `allowed` in the rule (a closure), not in a global variable.")
+            raise NotYet("each call of only(...) should keep its own allowlist, but one rule answered with "
+                         "another call's list.",
+                         "Keep `allowed` in the rule (a closure), not in a global variable.")
         wrong = [name for name in tried if answers[n][name] != spec_only(allowed, name)]
         name = min(wrong, key=lambda w: (w not in allowed, w not in pool))
         value = answers[n][name]
@@ -143,8 +148,9 @@ def check_allowlist(only):
             raise NotYet(f"a tool on the list gave {value!r}; it should give None, so the next rule or the tool's "
                          "risk decides (a write tool on the list is still asked about).")
         if name not in pool:
-            raise NotYet(f"a name that only looks like one on the list gave {value!r}, not 'deny': only exact names "
-                         "pass, not names that start with one, are part of one, or differ in case or spaces.")
+            raise NotYet(f"a name that only looks like one on the list gave {value!r}, not 'deny'.",
+                         "only exact names pass, not names that start with one, are part of one, or differ in "
+                         "case or spaces.")
         raise NotYet(f"a tool that is not on the list gave {value!r}; it should give 'deny'.")
 
     allowed_read, allowed_write = sorted(lists[0])[:2]

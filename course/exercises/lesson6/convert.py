@@ -24,6 +24,7 @@ from typing import Any
 
 from course.backend import MODEL
 from course.exercises import NotYet, exercise, run_async
+from course.exercises.hints import trying
 from course.exercises.lesson6.cases import READ, UNANNOTATED, WRITES, docs_server, in_memory, made_server
 from course.exercises.lesson6.given import GIVEN_CONVERT
 from course.exercises.seeds import draws
@@ -89,12 +90,14 @@ def converted(to_openai: Any, servers: dict[str, list]) -> tuple[list, dict]:
         got = to_openai(given)
     except AttributeError as e:
         if "inputSchema" in str(e) or "input_schema" not in str(e) and "Schema" in str(e):
-            raise NotYet("mcp 2 names the fields in snake_case: tool.input_schema (mcp 1.x tutorials write "
-                         "tool.inputSchema; on the wire it is inputSchema).") from None
+            raise NotYet("mcp 2 names the fields in snake_case.",
+                         "tool.input_schema (mcp 1.x tutorials write tool.inputSchema; on the wire it is "
+                         "inputSchema).") from None
         raise
     if inspect.iscoroutine(got):
         got.close()  # never awaited: close it, or Python warns about it later
-        raise NotYet("to_openai does not talk to the server: make it a plain `def`, not `async def`.")
+        raise NotYet("to_openai does not talk to the server.",
+                     "make it a plain `def`, not `async def`.")
     for server, tools in servers.items():
         for mine, theirs in zip(given[server], tools, strict=True):
             if mine.input_schema != theirs.input_schema:
@@ -215,7 +218,8 @@ def check_to_openai(to_openai):
         docs_tools = run_async(lambda: in_memory(server, talk))
     for make in (plain_servers, clashing_servers, clashing_servers):
         servers, what = make(rng, docs_tools)
-        definitions, routes = converted(to_openai, servers)
+        with trying(f"{what} ({', '.join(f'{s}: {len(ts)} tools' for s, ts in servers.items())})"):
+            definitions, routes = converted(to_openai, servers)
         found = judge_names(definitions, routes, servers, what)
         for d in definitions:
             fn = function_of(d)

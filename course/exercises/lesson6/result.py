@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 from course.exercises import NotYet, exercise
+from course.exercises.hints import trying
 from course.exercises.lesson6.given import GIVEN_RESULT
 from course.exercises.seeds import draws
 
@@ -45,44 +46,49 @@ def check_result_text(result_to_text):
     rng = draws()
     for result, what, texts in results(rng):
         try:
-            got = result_to_text(result)
+            with trying(what):
+                got = result_to_text(result)
         except AttributeError as e:
             if "text" in str(e):
-                raise NotYet(f"for {what}, your code asked a part that is not text for its .text: check "
-                             "isinstance(part, TextContent) first, and describe other parts in a short note.") from None
+                raise NotYet(f"for {what}, your code asked a part that is not text for its .text.",
+                             "check isinstance(part, TextContent) first, and describe other parts in a short "
+                             "note.") from None
             raise
         if not isinstance(got, str):
-            raise NotYet(f"result_to_text should return a str; for {what} it returned {type(got).__name__}.")
+            raise NotYet(f"for {what}, result_to_text returned a {type(got).__name__}.",
+                     "return one str: the parts' texts joined, on every path.")
         if not got.strip():
-            raise NotYet(f"for {what} the model would get an empty text: say that the tool returned nothing "
-                         "(or give the structured content as JSON).")
+            raise NotYet(f"for {what} the model would get an empty text.",
+                         "say that the tool returned nothing (or give the structured content as JSON).")
         position = 0
         for part in texts:
             found = got.find(part, position)
             if found < 0:
-                raise NotYet(f"for {what}, the text of a part is missing or out of order: keep every text part "
-                             "of result.content, in order (not only the first).")
+                raise NotYet(f"for {what}, the text of a part is missing or out of order.",
+                             "keep every text part of result.content, in order (not only the first).")
             position = found + len(part)
         if result.is_error and not got.startswith("Error"):
-            raise NotYet(f"for {what} the text reads like an answer: the model cannot tell the call failed. "
-                         "When result.is_error, start the text with 'Error' (add 'Error: ' if the server's "
-                         "text does not start with it).")
+            raise NotYet(f"for {what} the text reads like an answer.",
+                         "the model cannot tell the call failed. When result.is_error, start the text with "
+                         "'Error' (add 'Error: ' if the server's text does not start with it).")
         if not result.is_error and got.startswith("Error"):
-            raise NotYet(f"{what} succeeded, yet the text starts with 'Error': add it only when result.is_error.")
+            raise NotYet(f"{what} succeeded, yet the text starts with 'Error'.",
+                         "add it only when result.is_error.")
         if any(p.type == "image" for p in result.content):
             image = next(p for p in result.content if p.type == "image")
             if image.data[:20] in got:
-                raise NotYet("the image's data (base64) reached the text: the model cannot use it and it costs "
-                             "tokens. Put a short note such as '[image]' in its place.")
+                raise NotYet("the image's data (base64) reached the text.",
+                             "the model cannot use it and it costs tokens. Put a short note such as '[image]' in "
+                             "its place.")
             if "image" not in got.lower():
-                raise NotYet("a part that is not text vanished without a trace: put a short note that names its "
-                             "kind, such as '[image]', in its place.")
+                raise NotYet("a part that is not text vanished without a trace.",
+                             "put a short note that names its kind, such as '[image]', in its place.")
         if result.structured_content is not None and not result.content:
             try:
                 same = json.loads(got) == result.structured_content
             except json.JSONDecodeError:
                 same = False
             if not same:
-                raise NotYet(f"for {what}, return its structured_content as JSON text "
-                             "(json.dumps(result.structured_content)).")
+                raise NotYet(f"for {what}, the text is not its structured_content.",
+                             "with no content parts, return json.dumps(result.structured_content).")
     return "Every part reaches the model as text, and a failure stays a failure."

@@ -33,26 +33,30 @@ def check_success_rate(success_rate):
     try:
         got = success_rate(answers, qs)
     except (TypeError, KeyError) as e:
-        raise NotYet(f"your code raised {type(e).__name__} ({e}) on the questions: they are Question objects, as "
-                     "in the lesson's `heldout` (not dicts): read q.doc, q.section and q.also (a tuple, often "
-                     "empty).") from None
+        raise NotYet(f"your code raised {type(e).__name__} ({e}) on the questions.",
+                     "they are Question objects, as in the lesson's `heldout` (not dicts): read q.doc, q.section "
+                     "and q.also (a tuple, often empty).") from None
     rate = None if not isinstance(got, (int, float)) or isinstance(got, bool) else got
     if rate is not None and abs(rate - 0.8) < 1e-9:
-        raise NotYet("two answers cite the right section's name in the wrong document: compare "
-                     "'document › section' together, not the section alone.")
+        raise NotYet("two answers cite the right section's name in the wrong document.",
+                     "compare 'document › section' together, not the section alone.")
     if rate is not None and abs(rate - 0.6) < 1e-9:
-        raise NotYet("an answer that names the question's document and, in another citation, its section "
-                     "counted as right: look for the citation 'document › section' as one text, the question's "
-                     "doc with one of its sections.")
+        raise NotYet("an answer that names the question's document and, in another citation, its section counted "
+                     "as right.",
+                     "look for the citation 'document › section' as one text, the question's doc with one of its "
+                     "sections.")
     if rate is not None and abs(rate - 0.2) < 1e-9:
-        raise NotYet("an answer that cites one of the question's 'also' sections is right too.")
+        raise NotYet("an answer that cites one of the question's 'also' sections did not count.",
+                     "it is right too: accept q.section or any section in q.also, each cited as 'document › section'.")
     if rate is None or abs(rate - 0.4) > 1e-9:
-        raise NotYet(f"2 of these 5 answers cite a right section, so the rate is 0.4 (got {got!r}).")
+        raise NotYet(f"2 of these 5 answers cite a right section, so the rate is 0.4; you returned {got!r}.",
+                     "count the answers that hold the citation 'q.doc › s' for s in (q.section, *q.also); None is "
+                     "no answer; divide by the number of questions.")
     try:
         empty = success_rate([], [])
     except ZeroDivisionError:
         empty = None
     if empty != 0:
-        raise NotYet("with no questions there is nothing to succeed at: return 0 (dividing by len(questions) "
-                     "fails when there are none).")
+        raise NotYet("with no questions there is nothing to succeed at.",
+                     "return 0 (dividing by len(questions) fails when there are none).")
     return "the same rule as the evaluation table's 'task success'."

@@ -91,12 +91,15 @@ def check_error_flag(from_mcp):
                          "look at each part's class (or its `type`) before you read it: only TextContent has "
                          ".text; give every other kind the line the task names.") from None
         if not isinstance(got, ToolResult):
-            raise NotYet(f"from_mcp returns a {type(got).__name__}: return ToolResult(call_id, text, is_error).")
+            raise NotYet(f"from_mcp returns a {type(got).__name__}.",
+                         "return ToolResult(call_id, text, is_error).")
         if got.call_id != cid:
-            raise NotYet("keep the call's id in the ToolResult: the adapter quotes it to the model.")
+            raise NotYet("keep the call's id in the ToolResult.",
+                         "the adapter quotes it to the model.")
         if got.is_error is not failed:
-            raise NotYet("take is_error from the MCP result (result.is_error): it is the server's word on "
-                         f"whether the call failed (expected {failed}, got {got.is_error!r}).")
+            raise NotYet("take is_error from the MCP result (result.is_error).",
+                         f"it is the server's word on whether the call failed (expected {failed}, got "
+                         f"{got.is_error!r}).")
         if got.text.removeprefix("Error: ") != text:
             raise NotYet(f"for a result with {what}, the text should be {text!r:.200}, got {got.text!r:.200}.",
                          "one line per part, joined with newlines: a text part's .text, an embedded text "

@@ -49,22 +49,25 @@ def check_stream(collect):
     try:
         got = collect(watched, lambda piece: seen.append((watched.pulled, piece)))
     except IndexError:
-        raise NotYet("the last chunk (the usage) has no choices: skip chunks whose choices list is empty "
-                     "(`if not chunk.choices: continue`).") from None
+        raise NotYet("the last chunk (the usage) has no choices.",
+                     "skip chunks whose choices list is empty (`if not chunk.choices: continue`).") from None
     if not seen:
-        raise NotYet("call on_text(piece) for each piece of text as it arrives: that is what makes it a stream.")
+        raise NotYet("call on_text(piece) for each piece of text as it arrives.",
+                     "that is what makes it a stream.")
     pieces = [piece for _, piece in seen]
     if not all(isinstance(p, str) for p in pieces) or "".join(pieces) != text:
-        raise NotYet(f"on_text should get every text delta, in order (it got {pieces!r:.160}).")
+        raise NotYet(f"on_text got {pieces!r:.160}, not every text delta in order.",
+                     "call on_text(chunk.choices[0].delta.content) for each chunk with text, in the order they come.")
     deltas = watched.deltas
     late = [(at, piece) for (at, piece), (arrived, delta) in zip(seen, deltas, strict=False)
             if (at, piece) != (arrived, delta)]
     if late or len(seen) != len(deltas):
         at, piece = (late or seen)[0]
         raise NotYet(f"on_text got {piece!r} after {at} of the stream's chunks had been read, not as each piece "
-                     f"arrived ({len(deltas)} chunks carried text; on_text was called {len(seen)} times): call "
-                     "on_text(piece) inside the loop over the chunks, once per chunk with text, before reading the "
-                     "next one.")
+                     f"arrived ({len(deltas)} chunks carried text; on_text was called {len(seen)} times).",
+                     "call on_text(piece) inside the loop over the chunks, once per chunk with text, before "
+                     "reading the next one.")
     if got != text:
-        raise NotYet(f"return the whole answer, the pieces joined (expected {text!r}, got {got!r}).")
+        raise NotYet(f"collect returned {got!r}; the whole answer is {text!r}.",
+                     "keep each piece in a list as you hand it on and return ''.join(pieces).")
     return f"{len(seen)} pieces, in order, and the whole answer at the end."

@@ -40,7 +40,8 @@ def check_token_check(token_problem):
         if got != want:
             advice = {None: "it should pass", "invalid_token": "answer \"invalid_token\" (HTTP 401)",
                       "insufficient_scope": "answer \"insufficient_scope\" (HTTP 403)"}[want]
-            raise NotYet(f"for {case}, token_problem returned {got!r}; {advice}. Compare the audience with the "
-                         "whole URL (a string or a list of them), check exp against now, and split the scope "
-                         "string on spaces before you look for each needed scope.")
+            raise NotYet(f"for {case}, token_problem returned {got!r}; {advice}.",
+                         "Compare the audience with the whole URL (a string or a list of them), check exp "
+                         "against now, and split the scope string on spaces before you look for each needed "
+                         "scope.")
     return "Only a live token for this server, with every scope needed, gets through; the rest get the right error."
