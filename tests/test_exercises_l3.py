@@ -204,7 +204,7 @@ def test_hit_at_k_refuses_matching_the_heading_alone():
             good = [q for q in questions
                     if any(h.heading in [q["section"], *q.get("also", [])] for h in search(q["question"], k))]
             return len(good) / len(questions)
-    """, "Compare the document too")
+    """, "compare the document too")
 
 
 def test_hit_at_k_refuses_counting_a_question_once_per_answering_hit():

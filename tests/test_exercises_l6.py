@@ -271,8 +271,8 @@ def execute(old: str, new: str) -> str:
              "        tool = tools.get(name) or next(iter(tools.values()))\n"), "not in `tools` was run", 2),
     (execute("not await approve(name, args)", "not approve(name, args)"), "approve is async", 2),
     (execute('return f"{name} was not run: the user rejected it. Do not retry without a new request."',
-             'return "Error: failed."'), "tell the model it was rejected", 2),
-    (execute("await approve(name, args)", "await approve(name, arguments)"), "parsed from the JSON text", 2),
+             'return "Error: failed."'), "tell the model the call was rejected", 2),
+    (execute("await approve(name, args)", "await approve(name, arguments)"), "arguments as a dict", 2),
 ], ids=["missing-read-only-hint-means-read-only", "not-destructive-means-read-only", "error-flag-dropped",
         "no-timeout", "a-timeout-of-its-own", "timeout-not-caught", "hidden-tool-runs", "approve-not-awaited",
         "rejection-unexplained", "approve-gets-json-text"])

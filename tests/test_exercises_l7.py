@@ -156,7 +156,7 @@ def test_stream_accepts_a_solution_that_filters_with_a_generator():
     ("""def collect(chunks, on_text):
             for c in chunks:
                 if c.choices and c.choices[0].delta.content:
-                    on_text(c.choices[0].delta.content)""", "return the whole answer"),
+                    on_text(c.choices[0].delta.content)""", "the whole answer is"),
 ])
 def test_stream_refuses_typical_mistakes_with_their_hint(source, hint):
     fails_with("l7-stream", source, hint)

@@ -96,7 +96,7 @@ def test_a_template_that_crashes_on_a_missing_order_gets_a_hint_and_no_sdk_trace
          @server.resource("order://{id}")
          def order(id: str) -> str:
              return id
-     """, 'it should list exactly "orders://{order_id}"'),
+     """, 'not exactly "orders://{order_id}"'),
     ("""
      def add_order_resources(server, orders):
          @server.resource("orders://{order_id}")

@@ -5,6 +5,8 @@ and never stop, under step, token and time limits."""
 from __future__ import annotations
 
 import copy
+import random
+from typing import Any
 
 import openai
 
@@ -54,17 +56,11 @@ def _expected(script, limits, *, salt: str):
     return out, fake.requests
 
 
-@exercise("l2-agent-loop", lesson=2, given=GIVEN_LOOP)
-def check_agent_loop(run_loop):
+def judge_answer_at_once(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
+    """The model answers at once: one request, its text, 'done'."""
     from course.agent import Limits
 
-    rng = draws()
-    salt = f"case-{rng.getrandbits(24):x}"
-    tools = made_up_tools(rng, 2)
-    answer = f"All checked for {salt}."
     roomy = Limits(max_steps=20, max_tokens=1_000_000)
-
-    # The model answers at once.
     (got, reason, tokens), requests, ran = _loop(run_loop, dict(tools=tools, steps=0, answer=answer), roomy, salt=salt)
     if not requests:
         raise NotYet("run_loop sent no request.",
@@ -78,7 +74,11 @@ def check_agent_loop(run_loop):
     if (got, reason) != (answer, "done"):
         raise NotYet(f"when the model answers, return (its text, 'done', tokens); got {(got, reason)!r:.120}.")
 
-    # A few tool steps, one of them with two calls at once, then the answer.
+
+def judge_tool_steps(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
+    """A few tool steps, one of them with two calls at once, then the answer."""
+    from course.agent import Limits
+
     for parallel in (False, True):
         steps = rng.randint(1, 3)
         script = dict(tools=tools, steps=steps, answer=answer, parallel=parallel)
@@ -104,8 +104,12 @@ def check_agent_loop(run_loop):
             raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
                          f"response of the run (got {tokens!r}).")
 
-    # A model that never stops calling tools, two calls at every step: the step limit counts steps, not calls.
-    restless = dict(tools=tools, steps=None, answer=answer)
+
+def judge_step_limit(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
+    """A model that never stops calling tools, two calls at every step: the step limit counts steps, not calls."""
+    from course.agent import Limits
+
+    restless = {"tools": tools, "steps": None, "answer": answer}
     for max_steps in sorted(rng.sample(range(2, 6), 2)) + [1, 0]:
         limits = Limits(max_steps=max_steps, max_tokens=1_000_000)
         (got, reason, tokens), requests, ran = _loop(run_loop, {**restless, "parallel": "every"}, limits, salt=salt)
@@ -122,7 +126,13 @@ def check_agent_loop(run_loop):
             raise NotYet(f"when the step limit stops the run, return (None, 'max_steps', tokens); got "
                          f"{(got, reason)!r:.80}.")
 
-    # The token budget, against the loop it should behave like: a budget that just fits a step and a finish
+
+def judge_budget(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
+    """The token budget, against the loop it should behave like: a budget that just fits a step and a finish
+    after a few steps, one that is a token short of that, and one at random."""
+    from course.agent import Limits
+
+    restless = {"tools": tools, "steps": None, "answer": answer}  # a model that never stops calling tools
     # after a few steps, one that is a token short of that, and one at random.
     reply = rng.randint(5, 40) * 10
     (_, _, used, cost), _ = _expected(restless, Limits(max_steps=rng.randint(1, 3), max_tokens=10**6,
@@ -148,10 +158,25 @@ def check_agent_loop(run_loop):
             raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
                          "response of the run.")
 
-    # A clock that has already run out.
+
+def judge_clock(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
+    """A clock that has already run out."""
+    from course.agent import Limits
+
+    restless = {"tools": tools, "steps": None, "answer": answer}  # a model that never stops calling tools
     (got, reason, _), requests, _ = _loop(run_loop, restless, Limits(max_steps=9, max_seconds=1e-9), salt=salt)
     if requests or reason != "max_seconds":
         raise NotYet("with max_seconds, pass the time since the start (time.perf_counter() - start) as "
                      "limit_reached's `elapsed`.",
                      "a run whose time is up must stop with 'max_seconds'.")
+
+
+@exercise("l2-agent-loop", lesson=2, given=GIVEN_LOOP)
+def check_agent_loop(run_loop):
+    rng = draws()
+    salt = f"case-{rng.getrandbits(24):x}"
+    tools = made_up_tools(rng, 2)
+    answer = f"All checked for {salt}."
+    for judge in (judge_answer_at_once, judge_tool_steps, judge_step_limit, judge_budget, judge_clock):
+        judge(run_loop, rng, tools, answer, salt)
     return "Answers, tool steps, parallel calls, the step limit, the budget and the clock all behave."

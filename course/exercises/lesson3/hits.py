@@ -37,14 +37,17 @@ class _Search:
         return list(self.qs.ranked[query][:k])
 
 
-HIT_HINTS = {
-    "at-k": "off by one: an answer at the k-th place did not count. The first k hits are hits[:k] (positions 0 "
-            "to k-1), and search(question, k) gives exactly those",
-    "after-k": "off by one: an answer just after the k-th place counted; only the first k hits count",
-    "also-only": "a section listed in a question's \"also\" did not count: it answers the question just as well",
-    "same-heading-other-doc": ("a hit with the right heading in another document counted: many documents have a "
-                               "section called Overview. Compare the document too"),
-    "both": "a question with two answering sections in the top k counted twice: count each question once (any(...))",
+HIT_HINTS = {  # (what is wrong, how to go about it)
+    "at-k": ("off by one: an answer at the k-th place did not count.",
+             "the first k hits are hits[:k] (positions 0 to k-1), and search(question, k) gives exactly those."),
+    "after-k": ("off by one: an answer just after the k-th place counted.", "only the first k hits count."),
+    "also-only": ("a section listed in a question's \"also\" did not count.",
+                  "it answers the question just as well: a hit counts if it is the question's section or one in "
+                  "\"also\"."),
+    "same-heading-other-doc": ("a hit with the right heading in another document counted.",
+                               "many documents have a section called Overview: compare the document too."),
+    "both": ("a question with two answering sections in the top k counted twice.",
+             "count each question once (any(...))."),
 }
 
 
@@ -72,9 +75,12 @@ def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
         raise NotYet("hit_at_k returned a percentage.",
                      "return the fraction, from 0 to 1 (print it with :.0%).")
     if kind in HIT_HINTS:
-        raise NotYet(HIT_HINTS[kind] + ".")
-    raise NotYet("that is not the fraction of questions whose answering section (its doc and section, or a "
-                 "section in \"also\") is among the first k hits of search(question, k).")
+        raise NotYet(*HIT_HINTS[kind])
+    answered = round(want * n)
+    raise NotYet(f"hit_at_k gave {float(got):.3f} for {n} questions and k={qs.k}; {answered} of them have an "
+                 f"answering section among their first k hits, so it is {want:.3f}.",
+                 "for each question q, look at search(q[\"question\"], k) and count q if one hit is its doc and "
+                 "section (or a section in \"also\"); divide by the number of questions.")
 
 
 @exercise("l3-hit-at-k", lesson=3, given=GIVEN_HIT_AT_K)

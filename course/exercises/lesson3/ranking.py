@@ -105,13 +105,13 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
                          "it should read 'document › section', e.g. 'refunds › Time limits' (the same as "
                          "Section.label).")
     raw = ("the check's embedder (like many) gives vectors of different lengths, so the raw dot product favours "
-           "long sections. Normalise the section vectors and the query to length 1 first (or divide by both "
-           "lengths): then the dot product is the cosine.")
+           "long sections: normalise the section vectors and the query to length 1 first (or divide by both "
+           "lengths), then the dot product is the cosine.")
     if have == want:
         for hit, i in zip(got, best, strict=True):
             if abs(hit["score"] - float(cosine[i])) > 0.006:
                 if abs(hit["score"] - float(dots[i])) < 1e-3 * max(1.0, abs(float(dots[i]))):
-                    raise NotYet("the scores are raw dot products, not cosine similarities: " + raw)
+                    raise NotYet("the scores are raw dot products, not cosine similarities.", raw)
                 raise NotYet(f"a score is {hit['score']}, but the cosine similarity is {float(cosine[i]):.3f}.",
                              "the score is the cosine of the query with the section's vector.")
         return
@@ -119,8 +119,11 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
         raise NotYet(f"search_docs returned {len(have)} hits for k={k}.",
                      "return the best k.")
     if have == [(sections[i].doc, sections[i].heading) for i in np.argsort(-dots)[:k]]:
-        raise NotYet("the hits are ranked by the raw dot product: " + raw)
-    raise NotYet("the hits are not the k sections most similar to the query (cosine similarity), best first.")
+        raise NotYet("the hits are ranked by the raw dot product.", raw)
+    raise NotYet(f"for k={k} the hits are {have}; the k sections most similar to the query, best first, are "
+                 f"{want}.",
+                 "score every section by cosine similarity with the query, sort by it (highest first) and keep "
+                 "the first k.")
 
 
 @exercise("l3-search-docs", lesson=3, given=GIVEN_SEARCH_DOCS)

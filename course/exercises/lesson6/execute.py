@@ -121,7 +121,6 @@ def check_execute(make_execute):
     out = run_async(lambda: in_memory(made.server, talk), limit=10,
                     hint=": a slow tool kept execute waiting. Give each call the timeout: "
                          "client.call_tool(name, arguments, read_timeout_seconds=timeout)")
-    asked = dict(approve.asked)
     if made.reached(hidden) or not out["hidden"][0].startswith("Error"):
         raise NotYet("a tool the server has but that is not in `tools` was run (or answered without 'Error').",
                      "only the tools you were given may run. For any other name return 'Error: ...' at once.")
@@ -129,6 +128,15 @@ def check_execute(make_execute):
         raise NotYet("arguments that are not valid JSON reached the server or the approver (or got no 'Error').",
                      "parse them first inside try/except json.JSONDecodeError; on failure return 'Error: ...' that "
                      "asks for one JSON object, without calling the server or asking anyone.")
+    judge_calls(calls, out, approve, made)
+    judge_timeout(out, timeout, calls)
+    return ("Reads run at once, anything that may write asks first, a stuck tool becomes a message, and a "
+            "failure stays a failure.")
+
+
+def judge_calls(calls: list, out: dict, approve: Approver, made: Any) -> None:
+    """Each call that may write asked first, with its arguments as a dict; what ran is what the person approved."""
+    asked = dict(approve.asked)
     for m, arguments in calls:
         name, (reply, _) = m.tool.name, out[m.tool.name]
         if m.kind in (READ, FAILS):
@@ -160,6 +168,10 @@ def check_execute(make_execute):
             if not REJECTED.search(reply):
                 raise NotYet(f"for a rejected call the model got {reply[:80]!r}.",
                              "tell the model the call was rejected and not run (so it does not retry).")
+
+
+def judge_timeout(out: dict, timeout: float, calls: list) -> None:
+    """A stuck tool became an 'Error' text within the timeout, and the next call still worked."""
     if isinstance(out["slow"], Exception):
         raise NotYet(f"a call that took longer than the timeout raised {type(out['slow']).__name__} out of "
                      "execute.",
@@ -175,8 +187,6 @@ def check_execute(make_execute):
     if out["after"][0] != calls[0][0].reply and calls[0][0].kind == READ:
         raise NotYet("after a timeout the next call failed.",
                      "the connection is still fine; catch the timeout for that one call only.")
-    return ("Reads run at once, anything that may write asks first, a stuck tool becomes a message, and a "
-            "failure stays a failure.")
 
 
 def judge_read_only(m: Any, reply: str, asked: dict, made: Any) -> None:
