@@ -162,7 +162,7 @@ def judge_names(definitions: list, routes: dict, servers: dict[str, list], what:
             raise NotYet(f"for {what}, the route of {name!r} is {route!r}, which names no server's tool.",
                          "a route is (the server's name as a key of `servers`, the tool's own name, tool.name): "
                          "what the host needs to send the call where it belongs.")
-        found[name] = t
+        found[str(name)] = t
     if len({tuple(r) for r in routes.values()}) != len(every):
         raise NotYet(f"for {what}, two names lead to the same tool, so another tool has no way in.",
                      "route each name to the tool it was made from.")
