@@ -8,10 +8,11 @@ notebook shows those one at a time, and the reference solution last:
     hint("l1-tool-message")     💡 hint 2 of 2: solutions/l1-tool-message.py (stage 3, a last resort)
     hint("l1-tool-message")     no more hints
 
-`split` finds the stages in a hint's text, so the checks keep writing one message (and the grader keeps
-reporting all of it, `Verdict.message`). Which stage a learner has reached lives in this kernel, per
-exercise; a verdict with another failure starts again at stage 1, a pass clears it. `hint` never runs
-the learner's code again.
+A check raises `NotYet(problem, how)`, the two texts as data; `split` still finds them in a one-text hint,
+and a hint nothing cuts gets `HOW` before the solution. `trying(case)` around a call of the learner's code
+makes a crash name the case that made it. The grader reports the whole message (`Verdict.message`). Which
+stage a learner has reached lives in this kernel, per exercise; a verdict with another failure starts again
+at stage 1, a pass clears it. `hint` never runs the learner's code again.
 """
 
 from __future__ import annotations

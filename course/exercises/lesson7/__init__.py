@@ -7,7 +7,7 @@ content parts of every kind), so a solution that only fits the notebook's exampl
 |---|---|
 | `given` | what the notebook has imported before each exercise cell |
 | `cases` | call ids, sentences, MCP results with parts of every kind |
-| `results` | `l7-result-item`, `l7-error-flag` |
+| `results` | `l7-read-response`, `l7-error-flag` |
 | `stream` | `l7-stream` |
 | `evaluation` | `l7-success-rate` |
 """
