@@ -157,3 +157,23 @@ def assert_every_check_passes_with_the_solutions_pasted(notebook: Path, ids: lis
     verdicts = ["".join(o["text"] for o in c.outputs if o.get("name") == "stdout") for c in checks]
     passed = all(v.startswith("✅") and "❌" not in v for v in verdicts)
     assert len(verdicts) == len(ids) and passed, [o for c in checks for o in c.outputs]
+
+
+def reviewed(id: str, source: str) -> None:
+    """A cell whose answer lies (a dunder method no solution of the lesson defines, or a class on a built-in type
+    whose own methods answer what a check asks) is sent to "review" by the grader's vocabulary rule, each lie
+    named with its line: the rule, not a `plain()` in every check, keeps it from counting as a pass (issue 20)."""
+    from course.grading.vocabulary import BUILTIN_TYPES, PLAIN_DUNDERS, review
+
+    source = textwrap.dedent(source)
+    tree = ast.parse(source)
+    lies = {f"`{n.name}`" for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+            and n.name.startswith("__") and n.name not in PLAIN_DUNDERS}
+    lies |= {f"`{t.id}`" for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+             if isinstance(t, ast.Name) and t.id.startswith("__")}
+    lies |= {f"built-in `{b.id}`" for n in ast.walk(tree) if isinstance(n, ast.ClassDef) for b in n.bases
+             if isinstance(b, ast.Name) and b.id in BUILTIN_TYPES}
+    assert lies, "the source tells no lie"
+    reasons = review(source, load_all()[id].lesson)
+    for lie in lies:
+        assert any(lie in r for r in reasons), f"{lie} not reviewed: {reasons}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, lying, passes, solution
+from exercise_checks import fails_with, lying, passes, reviewed, solution
 
 
 # -- l1-tool-definition --------------------------------------------------------------------------
@@ -298,8 +298,9 @@ def test_bad_calls_refuses_an_execute_that_only_looks_right(source, hint):
                            "return _Any('') if isinstance(result, str)"),
      "a tool that returns a string should have that string as its reply"),
 ], ids=["tool-definition", "refund-params", "tool-message", "round-trip", "bad-calls"])
-def test_lesson_1_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
-    fails_with(id, source, hint)
+def test_lesson_1_answers_that_lie_about_equality_go_to_review_by_the_graders_vocabulary_rule(id, source, hint):
+    del hint  # what the check said while plain() guarded it: now the grader's rule does
+    reviewed(id, source)
 
 
 def test_round_trip_stops_an_ask_that_never_returns_the_models_answer():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, lying, passes, solution
+from exercise_checks import fails_with, lying, passes, reviewed, solution
 
 
 # -- l2-limit-reached ----------------------------------------------------------------------------
@@ -344,8 +344,9 @@ def test_finish_refuses_a_finish_that_only_looks_right(source, hint):
     ("l2-finish", lying("l2-finish", "answer = response.choices[0].message.content", 'answer = _Any("x")'),
      "return the model's text (message.content); got 'x'"),
 ], ids=["limit-reached", "agent-loop", "skip-repeats", "finish"])
-def test_lesson_2_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
-    fails_with(id, source, hint)
+def test_lesson_2_answers_that_lie_about_equality_go_to_review_by_the_graders_vocabulary_rule(id, source, hint):
+    del hint  # what the check said while plain() guarded it: now the grader's rule does
+    reviewed(id, source)
 
 
 def test_agent_loop_stops_a_loop_that_never_checks_its_limits():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, lying, passes, solution
+from exercise_checks import fails_with, lying, passes, reviewed, solution
 
 
 def swap(id: str, old: str, new: str) -> str:
@@ -204,7 +204,7 @@ def test_hit_at_k_refuses_matching_the_heading_alone():
             good = [q for q in questions
                     if any(h.heading in [q["section"], *q.get("also", [])] for h in search(q["question"], k))]
             return len(good) / len(questions)
-    """, "Compare the document too")
+    """, "compare the document too")
 
 
 def test_hit_at_k_refuses_counting_a_question_once_per_answering_hit():
@@ -283,8 +283,9 @@ class _Hit(Hit):
                               "for i, h in enumerate(index.search(query, k))]", A_HIT_EQUAL_TO_ANY),
      "the best section of a document not in your list yet"),
 ], ids=["sections", "search-docs", "best-per-doc"])
-def test_lesson_3_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
-    fails_with(id, source, hint)
+def test_lesson_3_answers_that_lie_about_equality_go_to_review_by_the_graders_vocabulary_rule(id, source, hint):
+    del hint  # what the check said while plain() guarded it: now the grader's rule does
+    reviewed(id, source)
 
 
 # -- the right answer comes from the check's own data, not from what the learner's code was given -------------

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from course.exercises import check_source
-from exercise_checks import LIARS, fails_with, lying, passes
+from exercise_checks import LIARS, fails_with, lying, passes, reviewed
 
 # A rule that answers by reading the check's variables instead of deciding (the old checks let it pass).
 SNIFFER = """
@@ -362,8 +362,9 @@ def refund_limit(name, arguments):
 """, "your function changed the arguments it was given"),
 ], ids=["refund-limit", "policy", "policy-no-str-at-all", "allowlist", "guard-messages", "log-decisions",
         "log-decision-no-str-at-all", "refund-limit-rewrites-the-amount"])
-def test_lesson_4_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
-    fails_with(id, source, hint)
+def test_lesson_4_answers_that_lie_about_equality_go_to_review_by_the_graders_vocabulary_rule(id, source, hint):
+    del hint  # what the check said while plain() guarded it: now the grader's rule does
+    reviewed(id, source)
 
 
 def test_guard_is_judged_by_the_checks_own_policy_not_the_one_the_guard_was_given():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import fails_with, lying, passes
+from exercise_checks import fails_with, lying, passes, reviewed
 
 TRIES = 1  # one draw per candidate, as these tests always ran (the checks draw new cases each run)
 
@@ -359,9 +359,8 @@ def test_l5_budget_check_fails_on_a_budget_that_only_looks_right(source, hint):
 
 # -- answers that lie: equal to anything, so a check that trusted `==` passed them ----------------------------
 # What a server returns reaches the checks through the SDK's client, as JSON: only l5-trim's answer comes straight.
-def test_trim_compares_the_answer_by_its_value_not_by_its_own_eq():
-    fails_with("l5-trim", lying("l5-trim", '"snippet": r["snippet"][:200]', '"snippet": _Any(r["snippet"])'),
-               "a snippet should be at most 200 characters")
+def test_a_trim_whose_snippet_lies_about_equality_goes_to_review_by_the_graders_vocabulary_rule():
+    reviewed("l5-trim", lying("l5-trim", '"snippet": r["snippet"][:200]', '"snippet": _Any(r["snippet"])'))
 
 
 def test_what_a_server_returns_reaches_the_check_as_json_so_a_lying_number_is_just_a_number():

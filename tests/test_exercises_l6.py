@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from exercise_checks import LIARS, fails_with, lying, passes, solution
+from exercise_checks import LIARS, fails_with, lying, passes, reviewed, solution
 
 pytestmark = [pytest.mark.timeout(120),
               pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")]  # "forgot await"
@@ -70,51 +70,85 @@ def test_l6_list_tools_check_fails_on_a_solution_that_only_looks_right(source, h
 # -- l6-to-openai ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("source", [
     solution("l6-to-openai"),
-    '''
-    import copy
+    # Another scheme: every name made valid, then a clash gets the server's name after it, then a number.
+    """
+    import re
 
 
-    def to_openai(tool):
-        function = dict(name=tool.name, parameters=copy.deepcopy(tool.input_schema))
-        if tool.description is not None:
-            function["description"] = tool.description
-        return dict(type="function", function=function)
-    ''',
-    '''
-    def to_openai(tool):
-        described = tool.description if tool.description is not None else (tool.title or "")
-        return {"type": "function", "function": {"name": tool.name, "description": described,
-                                                 "parameters": tool.model_dump(by_alias=True)["inputSchema"]}}
-    ''',
-], ids=["reference", "description-only-when-there", "title-and-dump"])
+    def valid(name):
+        return re.sub(r"[^A-Za-z0-9_-]", "-", name)[:64]
+
+
+    def to_openai(servers):
+        everything = [(server, tool) for server in servers for tool in servers[server]]
+        wanted = {}
+        for server, tool in everything:
+            wanted.setdefault(valid(tool.name), []).append((server, tool))
+        definitions, routes = [], {}
+        for name, holders in wanted.items():
+            for server, tool in holders:
+                exposed = name if len(holders) == 1 else valid(f"{tool.name}-{server}")
+                number = 1
+                while exposed in routes:
+                    number += 1
+                    exposed = f"{valid(tool.name)[:58]}-{number}"
+                schema = dict(tool.input_schema)
+                schema.setdefault("type", "object")
+                function = {"name": exposed, "parameters": schema}
+                if tool.description is not None:
+                    function["description"] = tool.description
+                definitions.append({"type": "function", "function": function})
+                routes[exposed] = [server, tool.name]
+        return definitions, routes
+    """,
+], ids=["reference", "suffix-and-number"])
 def test_l6_to_openai_check_accepts_correct_solutions_written_differently(source):
     passes("l6-to-openai", source, tries=TRIES)
 
 
-CONVERT = '''
-def to_openai(tool):
-    return {{"type": "function", "function": {{"name": tool.name, "description": {description},
-                                             "parameters": {parameters}}}}}
-'''
+ONE_BY_ONE = """
+def to_openai(servers):
+    definitions, routes = [], {{}}
+    for server, tools in servers.items():
+        for tool in tools:
+            name = {name}
+            definitions.append({{"type": "function", "function": {{
+                "name": name, "description": tool.description or "", "parameters": {parameters}}}}})
+            routes[name] = (server, tool.name)
+    return definitions, routes
+"""
 
 
-def convert(description: str = 'tool.description or ""', parameters: str = "tool.input_schema") -> str:
-    return CONVERT.format(description=description, parameters=parameters)
+def one_by_one(name: str = "tool.name", parameters: str = 'tool.input_schema | {"type": "object"}') -> str:
+    return ONE_BY_ONE.format(name=name, parameters=parameters)
 
 
 @pytest.mark.parametrize("source, hint", [
-    (convert(parameters="tool.inputSchema"), "snake_case"),
-    ('def to_openai(tool):\n    return {"type": "function", "name": tool.name, "description": tool.description, '
-     '"parameters": tool.input_schema}', "flat format"),
-    (convert(parameters='{"type": "object", "properties": tool.input_schema.get("properties", {})}'), "untouched"),
-    (convert(description="tool.description"), "without a description"),
-    (convert(parameters='{**tool.input_schema, "additionalProperties": False}'), "untouched"),
-    ("def to_openai(tool):\n    schema = tool.input_schema\n    schema.pop('title', None)\n    return "
-     "{'type': 'function', 'function': {'name': tool.name, 'description': tool.description or '', "
-     "'parameters': schema}}", "changed the tool's own input_schema"),
-    ("import json\n" + convert(parameters="json.dumps(tool.input_schema)"), "not JSON text"),
-], ids=["mcp-1-field-name", "responses-format", "rebuilt-schema", "description-none", "strict-added",
-        "mutates-the-schema", "schema-as-text"])
+    # The lesson's old exercise: one tool at a time, its own name, its schema as it is.
+    ('def to_openai(tool):\n    return {"type": "function", "function": {"name": tool.name, '
+     '"description": tool.description or "", "parameters": tool.input_schema}}', "has no attribute 'name'"),
+    # The names as MCP spells them: a dot, a slash, over 64 characters.
+    (one_by_one(), "is one the API refuses"),
+    # Always the server's name in front, as MCP spells it: a dot, or a name over 64 characters.
+    (one_by_one(name='f"{server}.{tool.name}"'), "is one the API refuses"),
+    # Made valid and cut at 64 characters, but never told apart: two servers' tools of one name, two long names.
+    ("import re\n" + one_by_one(name='re.sub(r"[^a-zA-Z0-9_-]", "_", tool.name)[:64]'),
+     "two definitions are called"),
+    # Prefixes every tool, clash or not: a valid, unique name is renamed.
+    ("import re\n" + one_by_one(name='re.sub(r"[^a-zA-Z0-9_-]", "_", f"{server}__{tool.name}")[:50] + '
+                                     'str(len(routes))'), "under its own name"),
+    # The type added in place: the server's own schema changes.
+    (solution("l6-to-openai").replace(
+        'return schema if schema.get("type") == "object" else {**schema, "type": "object"}',
+        'schema.setdefault("type", "object")\n    return schema'), "changed the input_schema"),
+    # The schema passed through untouched, even where the API refuses it.
+    (solution("l6-to-openai").replace('schema if schema.get("type") == "object" else {**schema, "type": "object"}',
+                                      "schema"), "refuses a schema whose top level is not of type object"),
+    # Dropped what the API would not take: the server's rules are gone.
+    (solution("l6-to-openai").replace('{**schema, "type": "object"}', '{"type": "object"}'),
+     "not the server's schema"),
+], ids=["one-tool-at-a-time", "names-as-they-are", "dotted-prefix", "cut-without-recheck", "prefix-everything",
+        "type-added-in-place", "untyped-schema-passed", "schema-replaced"])
 def test_l6_to_openai_check_fails_on_a_solution_that_only_looks_right(source, hint):
     fails_with("l6-to-openai", source, hint, tries=TRIES)
 
@@ -237,8 +271,8 @@ def execute(old: str, new: str) -> str:
              "        tool = tools.get(name) or next(iter(tools.values()))\n"), "not in `tools` was run", 2),
     (execute("not await approve(name, args)", "not approve(name, args)"), "approve is async", 2),
     (execute('return f"{name} was not run: the user rejected it. Do not retry without a new request."',
-             'return "Error: failed."'), "tell the model it was rejected", 2),
-    (execute("await approve(name, args)", "await approve(name, arguments)"), "parsed from the JSON text", 2),
+             'return "Error: failed."'), "tell the model the call was rejected", 2),
+    (execute("await approve(name, args)", "await approve(name, arguments)"), "arguments as a dict", 2),
 ], ids=["missing-read-only-hint-means-read-only", "not-destructive-means-read-only", "error-flag-dropped",
         "no-timeout", "a-timeout-of-its-own", "timeout-not-caught", "hidden-tool-runs", "approve-not-awaited",
         "rejection-unexplained", "approve-gets-json-text"])
@@ -335,7 +369,7 @@ async def list_tools(client, allow):
     return [tool for tool in page.tools if tool.name in allow] + extra
 """, "the result holds a tool the server does not list"),
     ("l6-to-openai", lying("l6-to-openai", '"description": tool.description or ""', '"description": _Any("")'),
-     "the description should be the tool's own"),
+     "the description"),
     ("l6-result-text", FOUND_ANYWHERE + """
 import json
 
@@ -352,11 +386,20 @@ def result_to_text(result):
     ("l6-agent", lying("l6-agent", "return message.content", 'return _Any("")'),
      "agent should return the model's answer text"),
     ("l6-to-openai", LIARS + """
-def to_openai(tool):
-    tool.input_schema = _AnyDict()  # equal to the schema it replaces, and to the one in the definition
-    return {"type": "function", "function": {"name": tool.name, "description": tool.description or "",
-                                             "parameters": tool.input_schema}}
+def to_openai(servers):
+    for tools in servers.values():
+        for tool in tools:  # equal to the schema it replaces, and to the one in the definition
+            tool.input_schema = _AnyDict()
+    return [], {}
 """, "to_openai changed the tool's own input_schema"),
-], ids=["list-tools", "to-openai", "result-text", "execute", "agent", "to-openai-replaces-the-schema"])
-def test_lesson_6_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
-    fails_with(id, source, hint)
+    # No dunder and no private name: a str subclass whose own `find` says every part is there (seen passing the
+    # vocabulary rule before it flagged classes on built-in types).
+    ("l6-result-text", FOUND_ANYWHERE.replace("_Found", "Found") + """
+def result_to_text(result):
+    return Found("Error: it failed [image]" if result.is_error else "some text [image]")
+""", "the text of a part is missing or out of order"),
+], ids=["list-tools", "to-openai", "result-text", "execute", "agent", "to-openai-replaces-the-schema",
+        "result-text-public-subclass"])
+def test_lesson_6_answers_that_lie_about_equality_go_to_review_by_the_graders_vocabulary_rule(id, source, hint):
+    del hint  # what the check said while plain() guarded it: now the grader's rule does
+    reviewed(id, source)

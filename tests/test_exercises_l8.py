@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from course.exercises import check_source
-from exercise_checks import fails_with, lying, passes, solution
+from exercise_checks import fails_with, lying, passes, reviewed, solution
 
 pytestmark = [pytest.mark.timeout(120)]
 TRIES = 3  # the checks draw new cases on every run: a wrong solution must fail on every draw
@@ -96,7 +96,7 @@ def test_a_template_that_crashes_on_a_missing_order_gets_a_hint_and_no_sdk_trace
          @server.resource("order://{id}")
          def order(id: str) -> str:
              return id
-     """, 'it should list exactly "orders://{order_id}"'),
+     """, 'not exactly "orders://{order_id}"'),
     ("""
      def add_order_resources(server, orders):
          @server.resource("orders://{order_id}")
@@ -347,8 +347,9 @@ def customer_orders_only(question):
      "; expected ("),
     ("l8-injection-rule", NOT_ALLOW, "the rule returned 'whatever'; a rule returns 'allow', 'deny', 'ask' or None"),
 ], ids=["route-tenant", "injection-rule"])
-def test_lesson_8_checks_compare_what_came_back_by_its_value_not_by_its_own_eq(id, source, hint):
-    fails_with(id, source, hint)
+def test_lesson_8_answers_that_lie_about_equality_go_to_review_by_the_graders_vocabulary_rule(id, source, hint):
+    del hint  # what the check said while plain() guarded it: now the grader's rule does
+    reviewed(id, source)
 
 
 # -- a route that returns None where it should refuse was told it "was routed" ---------------------------------

@@ -51,7 +51,7 @@ LESSONS = [
            ("l5-constrained-tool", "l5-annotations", "l5-advice", "l5-trim", "l5-budget"), given_exactly=False),
     Lesson("06_mcp_client.ipynb", ("l6-list-tools", "l6-to-openai", "l6-result-text", "l6-execute", "l6-agent"),
            cell_timeout=90, timeout=180),
-    Lesson("07_model_adapters.ipynb", ("l7-result-item", "l7-error-flag", "l7-stream", "l7-success-rate"),
+    Lesson("07_model_adapters.ipynb", ("l7-read-response", "l7-error-flag", "l7-stream", "l7-success-rate"),
            given_exactly=False),
     Lesson("08_architecture_and_security.ipynb",
            ("l8-resource-template", "l8-route-tenant", "l8-injection-rule", "l8-changed-tool")),

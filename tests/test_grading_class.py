@@ -36,7 +36,7 @@ def forgeries(id: str, module: str, wrong: str, answer: str) -> dict[str, str]:
                           "        object.__setattr__(o, 'check', lambda *a: 'forged')\n",
         "settrace": "import sys\ndef t(frame, event, arg):\n    if 'verdict' in frame.f_locals:\n"
                     "        frame.f_locals['verdict'] = True\n    return t\nsys.settrace(t)\n",
-        "the check's answer": f"from {module}_cases import *\n{answer}\n",
+        "the check's answer": f"from {module}.cases import *\n{answer}\n",
         "perf_counter": "import time\ntime.perf_counter = lambda: 0.0\n",
         "after 3,000 spaces": "import math" + " " * 3000 + "; import os; os.write(3, b'(True, \"forged\", None)\\n'); "
                               "os._exit(0)\n",

@@ -228,3 +228,55 @@ def test_a_hint_given_as_data_is_shown_as_written_with_no_parser_in_between():
     verdict = judge(Exercise("l0-data", 0, fussy, ""), {"f": None})
     assert verdict.stages == ("got 'a: b'. Then: more words, still the problem.", "do this: then that.")
     assert verdict.message == "got 'a: b'. Then: more words, still the problem: do this: then that."
+
+
+# -- issue 22 item 5: hints that keep helping -----------------------------------------------------------------
+def test_a_crash_names_the_case_that_made_it_crash_and_hint_says_how_before_the_solution(capsys):
+    """The newcomer's case: a tool with no annotations, and code that reads `tool.annotations.read_only_hint`
+    (before, the verdict said only "on one of the check's cases")."""
+    source = (ROOT / "solutions" / "l6-execute.py").read_text().replace(
+        "tool.annotations is not None and tool.annotations.read_only_hint is True",
+        "tool.annotations.read_only_hint is True")
+    out = checked(source, capsys, "l6-execute")
+    assert "on a call of a tool with no annotations (`tool.annotations` is None)" in out, out
+    assert "AttributeError" in out and "in your line `read_only = tool.annotations.read_only_hint is True`" in out
+    first = hinted(capsys, "l6-execute")
+    assert "hint 1 of 2" in first and "Test `if value is None` first" in first and "solutions/" not in first, first
+    assert "solutions/l6-execute.py" in hinted(capsys, "l6-execute")
+
+
+def notyets(lesson: str):
+    """(module, line, number of arguments) of every NotYet a lesson's checks raise."""
+    import ast
+
+    for path in sorted((ROOT / "course" / "exercises" / lesson).glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "NotYet":
+                yield path.name, node.lineno, len(node.args)
+
+
+@pytest.mark.parametrize("lesson", ["lesson6", "lesson7", "lesson8", "lesson9"])
+def test_every_failure_a_check_of_lessons_6_to_9_reports_is_a_problem_and_an_advice_as_data(lesson):
+    """No parser between the check and the learner: each NotYet holds what is wrong and how to go about it."""
+    one_text = [f"{module}:{line}" for module, line, n in notyets(lesson) if n != 2]
+    assert not one_text, f"NotYet with one text in {lesson}: {one_text}"
+
+
+def test_most_failures_of_every_lesson_are_written_as_a_problem_and_an_advice():
+    """Lessons 1 to 5 still hold some one-text hints (cut by `hints.split`, or given the generic advice below);
+    their share may only go down."""
+    counts = [n for lesson in [f"lesson{i}" for i in range(1, 10)] for _, _, n in notyets(lesson)]
+    assert counts.count(2) >= 3 * counts.count(1), (counts.count(2), counts.count(1))
+
+
+@pytest.mark.parametrize("id", sorted(load_all()))
+def test_every_exercises_stub_and_a_one_text_failure_get_advice_before_the_solution(id, capsys):
+    """Walks every exercise's hints: from the notebook's stub, check shows what is wrong, the first hint how to
+    go about it, the second the solution; a failure written as one text gets an advice of its own first."""
+    stub = f"# EXERCISE {id}\n" + "".join(f"{name} = None\n" for name in load_all()[id].needs)
+    verdict = check_source(id, stub)
+    assert not verdict.passed
+    stages = hints.stages_of(verdict)
+    assert len(stages) >= 2 and "solutions/" not in " ".join(stages[:2]), stages
+    one = hints.stages_of(type(verdict)(id, False, "the value is wrong (got 3)."))
+    assert one[1] == hints.HOW and (len(one) == 2 or "solutions/" in one[2]), one

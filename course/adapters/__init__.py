@@ -9,8 +9,8 @@
 
 from course.adapters.chat import ChatCompletionsAdapter
 from course.adapters.loop import Run, host_execute, run
-from course.adapters.responses import ResponsesAdapter, flat_tool, result_item
+from course.adapters.responses import ResponsesAdapter, flat_tool, read_response, result_item
 from course.adapters.turn import ModelTurn, ToolCall, ToolResult, Usage
 
 __all__ = ["ChatCompletionsAdapter", "ModelTurn", "ResponsesAdapter", "Run", "ToolCall", "ToolResult", "Usage",
-           "flat_tool", "host_execute", "result_item", "run"]
+           "flat_tool", "host_execute", "read_response", "result_item", "run"]

@@ -55,14 +55,19 @@ class ResponsesAdapter:
     @staticmethod
     def _read(r, history: list[dict]) -> ModelTurn:
         history.extend(item.model_dump(exclude_none=True) for item in r.output)
-        calls = tuple(ToolCall(i.call_id, i.name, i.arguments) for i in r.output if i.type == "function_call")
-        cut = r.status == "incomplete" and r.incomplete_details and r.incomplete_details.reason == "max_output_tokens"
-        stop = "length" if cut else "tool_calls" if calls else "done"
-        usage = Usage(r.usage.input_tokens, r.usage.output_tokens) if r.usage else Usage()
-        return ModelTurn(r.output_text or None, calls, stop, usage)
+        return read_response(r)
 
     def add_results(self, history: list[dict], results: list[ToolResult]) -> None:
         history.extend(result_item(r) for r in results)
+
+
+def read_response(r) -> ModelTurn:
+    """A response as the loop's `ModelTurn`: its text, its calls (quoted by `call_id`), why it stopped, its tokens."""
+    calls = tuple(ToolCall(i.call_id, i.name, i.arguments) for i in r.output if i.type == "function_call")
+    cut = r.status == "incomplete" and r.incomplete_details and r.incomplete_details.reason == "max_output_tokens"
+    stop = "length" if cut else "tool_calls" if calls else "done"
+    usage = Usage(r.usage.input_tokens, r.usage.output_tokens) if r.usage else Usage()
+    return ModelTurn(r.output_text or None, calls, stop, usage)
 
 
 def flat_tool(definition: dict) -> dict:

@@ -8,18 +8,22 @@ notebook shows those one at a time, and the reference solution last:
     hint("l1-tool-message")     💡 hint 2 of 2: solutions/l1-tool-message.py (stage 3, a last resort)
     hint("l1-tool-message")     no more hints
 
-`split` finds the stages in a hint's text, so the checks keep writing one message (and the grader keeps
-reporting all of it, `Verdict.message`). Which stage a learner has reached lives in this kernel, per
-exercise; a verdict with another failure starts again at stage 1, a pass clears it. `hint` never runs
-the learner's code again.
+A check raises `NotYet(problem, how)`, the two texts as data; `split` still finds them in a one-text hint,
+and a hint nothing cuts gets `HOW` before the solution. `trying(case)` around a call of the learner's code
+makes a crash name the case that made it. The grader reports the whole message (`Verdict.message`). Which
+stage a learner has reached lives in this kernel, per exercise; a verdict with another failure starts again
+at stage 1, a pass clears it. `hint` never runs the learner's code again.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from course.errors import NotYet
 from course.paths import ROOT
 
 if TYPE_CHECKING:  # the SDK is imported where a crash is read, not when the hints load
@@ -136,9 +140,19 @@ class Kernel:
 KERNEL = Kernel()
 
 
+# For a failure whose check wrote what is wrong and nothing more (a one-text hint no pause cuts): `hint` says how
+# to go about it before it points to the solution.
+HOW = ("try the case the message names in a cell of your own: call your function on it, print what it returns, "
+       "and compare that with what the task's text asks for, point by point.")
+
+
 def stages_of(verdict: VerdictFields) -> tuple[str, ...]:
+    stages = tuple(verdict.stages)
+    if len(stages) == 1 and not verdict.passed and verdict.failure not in ("NameError", "inspect") and \
+            not verdict.message.startswith(("the cell does not run", "there is no exercise")):
+        stages = (*stages, HOW)
     solution = solution_stage(verdict.id)
-    return (*verdict.stages, solution) if solution else tuple(verdict.stages)
+    return (*stages, solution) if solution else stages
 
 
 def shown(verdict: VerdictFields) -> str:
@@ -190,6 +204,19 @@ def hint(id: str | None = None) -> None:
     print(next_hint(id))
 
 
+@contextmanager
+def trying(what: str) -> Iterator[None]:
+    """Name the case a check is trying: a crash of the learner's code inside says which case made it crash."""
+    try:
+        yield
+    except NotYet:
+        raise
+    except Exception as e:
+        if not hasattr(e, "check_case"):  # the innermost case names it
+            e.check_case = what  # type: ignore[attr-defined]
+        raise
+
+
 def crashed(error: BaseException) -> tuple[str, str]:
     """What a crash of the learner's code says, as two stages: what crashed and where (the line of the learner's
     cell), then how to go about it, so that `hint` helps before it points to the solution."""
@@ -207,7 +234,9 @@ def crashed(error: BaseException) -> tuple[str, str]:
             if line:
                 where = f", in your line `{line}`"
         tb = tb.tb_next
-    problem = f"your code raised {type(error).__name__} ({error}){where}, on one of the check's cases."
+    case = getattr(error, "check_case", None)
+    problem = (f"on {case}, your code raised {type(error).__name__} ({error}){where}." if case else
+               f"your code raised {type(error).__name__} ({error}){where}, on one of the check's cases.")
     text = str(error)
     if isinstance(error, AttributeError) and "NoneType" in text:
         attribute = getattr(error, "name", None) or "an attribute"

@@ -136,7 +136,7 @@ def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
     except NotYet as e:
         if len(e.args) == 2:  # hints as data: NotYet(problem, how), no parser needed
             problem, how = map(str, e.args)
-            return Verdict(id, False, f"{problem.rstrip('.')}: {how}", stages=(problem, how), failure=raised_at(e))
+            return Verdict(id, False, joined(problem, how), stages=(problem, how), failure=raised_at(e))
         return Verdict(id, False, str(e), failure=raised_at(e))
     except NotImplementedError:
         wrong, how = STUB
@@ -150,6 +150,11 @@ def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
         problem, how = hints.crashed(e)
         return Verdict(id, False, f"{problem} {how}", stages=(problem, how), failure=type(e).__name__)
     return Verdict(id, True, note or "")
+
+
+def joined(problem: str, how: str) -> str:
+    """The whole hint, as the grader reports it: "what is wrong: how to go about it" (or two sentences)."""
+    return f"{problem} {how}" if how[:1].isupper() else f"{problem.rstrip('.')}: {how}"
 
 
 def raised_at(e: BaseException) -> str:

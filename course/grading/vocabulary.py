@@ -38,6 +38,20 @@ RUNS = {"create_subprocess_exec", "create_subprocess_shell", "subprocess", "syst
         "cdll", "pythonapi", "posix_spawn", "posix_spawnp", "dup2", "kill", "killpg",  # programs, C, the verdict pipe
         *(f"{p}{s}" for p in ("exec", "spawn") for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe"))}
 PLAIN_DUNDERS = {"__init__", "__post_init__", "__repr__", "__str__", "__name__", "__call__"}
+# A subclass of one of these can answer a check's `got.find(...)` or `got.get(...)` with its own methods, no
+# dunder needed: what course/exercises/plain.py used to undo in every check.
+BUILTIN_TYPES = {"str", "int", "float", "complex", "bytes", "bytearray", "list", "dict", "tuple", "set", "frozenset",
+                 "bool", "UserString", "UserDict", "UserList", "defaultdict", "OrderedDict", "Counter"}
+
+
+def subclassed(tree: ast.AST):
+    """(line, built-in type) for each class the tree defines on a built-in type."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+                if name in BUILTIN_TYPES:
+                    yield node.lineno, name
 
 
 @dataclass
@@ -101,6 +115,7 @@ def vocabulary(lesson: int) -> Vocabulary:
                 if name is not None:
                     vocab.imported.add((module, name))
         vocab.specials |= {name for _, name in words(tree) if special(name)}
+        vocab.specials |= {f"class on {name}" for _, name in subclassed(tree)}
     return vocab
 
 
@@ -169,6 +184,10 @@ def review(source: str, lesson: int) -> list[str]:
                     else "a frame, code or traceback attribute" if name in INTERNALS
                     else "a way to start a program" if name in RUNS else "a dunder or private name")
             found.append(f"line {number}: `{name}`: {kind}, which this lesson's solutions do not use")
+    for number, name in subclassed(tree):
+        if f"class on {name}" not in vocab.specials:
+            found.append(f"line {number}: a class on the built-in `{name}`, which no solution of this lesson "
+                         "defines (its own methods can answer what a check asks of the value)")
     for node in ast.walk(tree):
         at: int = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and node.id in vocab.setup_only and node.id not in bound:

@@ -9,7 +9,6 @@ import re
 from course.exercises import NotYet, exercise
 from course.exercises.lesson1.cases import shop_tools
 from course.exercises.lesson1.given import GIVEN_BAD_CALLS
-from course.exercises.plain import plain
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
@@ -24,13 +23,13 @@ def check_bad_calls(execute):
     def reply(name: str, arguments: str, what: str) -> str:
         before = dict(tools)
         try:
-            text = plain(execute(tools, name, arguments))
+            text = execute(tools, name, arguments)
         except NotImplementedError:
             raise
         except Exception as e:  # noqa: BLE001 - a crash is what the hint is about
             self_contained(e)
-            raise NotYet(f"for {what}, execute raised {type(e).__name__} instead of answering: catch it and "
-                         "return an error text the model can act on.") from None
+            raise NotYet(f"for {what}, execute raised {type(e).__name__} instead of answering.",
+                         "catch it and return an error text the model can act on.") from None
         if tools != before:
             raise NotYet("execute changed the `tools` it was given; only read it.")
         if not isinstance(text, str):
@@ -44,8 +43,8 @@ def check_bad_calls(execute):
                          "sees at once that the call failed.")
         missing = [n for n in needed if n.lower() not in text.lower()]
         if missing:
-            raise NotYet(f"for {what}, the error does not say enough for the model to fix its call: {how}. "
-                         f"Got {text!r:.160}.")
+            raise NotYet(f"for {what}, the error does not say enough for the model to fix its call.",
+                         f"{how}. Got {text!r:.160}.")
 
     ok = reply(first, json.dumps(good), "a valid call")
     if ok.startswith("Error") or json.loads(ok) != {**good, "ok": True}:
@@ -63,9 +62,8 @@ def check_bad_calls(execute):
             # Pydantic's own words for it ("a valid dictionary or instance of ...") name a Python type, not
             # what the model should send.
             raise NotYet(f"for arguments that are JSON but not an object ({kind}: {arguments}), the reply should "
-                         "start with 'Error:' and say that one JSON object is needed (got "
-                         f"{text!r:.120}): check isinstance(raw, dict) after json.loads, before the params model "
-                         "sees it.")
+                         f"start with 'Error:' and say that one JSON object is needed (got {text!r:.120}).",
+                         "check isinstance(raw, dict) after json.loads, before the params model sees it.")
     error(first, json.dumps({code: "abc", count: 0}), "two invalid fields", code, count,
           how="name every field that is wrong, not only the first (error.errors() lists them all)")
     error(first, json.dumps({count: 2}), "a missing field", code, how="name the missing field")

@@ -62,8 +62,8 @@ def insisting(tool):
 
     def fn(args):
         if not isinstance(args, tool.params):
-            raise NotYet("tool.fn expects the validated arguments, not a dict: call "
-                         "tool.fn(tool.params.model_validate(json.loads(tool_call.function.arguments))).")
+            raise NotYet("tool.fn expects the validated arguments, not a dict.",
+                         "call tool.fn(tool.params.model_validate(json.loads(tool_call.function.arguments))).")
         return tool.fn(args)
 
     return replace(tool, fn=fn)
@@ -108,8 +108,8 @@ class ToolsOnly:
         raise AttributeError(f"the check's toolbox has only definitions() and execute(), no {name!r}")
 
     def tool_messages(self, message: Any) -> list[dict]:
-        raise NotYet("this exercise is to build the tool messages yourself: for each call in "
-                     "message.tool_calls, one {'role': 'tool', 'tool_call_id': ..., 'content': "
+        raise NotYet("this exercise is to build the tool messages yourself.",
+                     "for each call in message.tool_calls, one {'role': 'tool', 'tool_call_id': ..., 'content': "
                      "toolbox.execute(...)}. (toolbox.tool_messages would do it for you.)")
 
 

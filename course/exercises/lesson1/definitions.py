@@ -9,7 +9,6 @@ from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson1.cases import WORDS, argument_model, schema_accepts, tool_name
 from course.exercises.lesson1.given import GIVEN_DEFINITION, GIVEN_PARAMS
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -28,23 +27,24 @@ def check_tool_definition(tool_definition):
         params = argument_model({field: (str, Field(description=f"The {field}"))}, f"{field.title()}Query")
         cases.append((tool_name(rng), f"Find a {field} for the customer ({rng.randint(1, 999)}).", params))
     for name, description, params in cases:
-        d = plain(tool_definition(name, description, params))
+        d = tool_definition(name, description, params)
         if isinstance(d, dict) and "name" in d and "function" not in d:
-            raise NotYet("your definition is in the Responses API's flat format. Chat Completions nests "
-                         'name, description and parameters under "function": {"type": "function", '
-                         '"function": {...}}.')
+            raise NotYet("your definition is in the Responses API's flat format.",
+                         'Chat Completions nests name, description and parameters under "function": {"type": '
+                         '"function", "function": {...}}.')
         fn = d.get("function") if isinstance(d, dict) else None
         if not isinstance(fn, dict) or d.get("type") != "function":
             raise NotYet('the definition should be a dict {"type": "function", "function": {...}}; '
                          f'got {d!r:.120}.')
         if fn.get("parameters") is params:
-            raise NotYet('"parameters" is the Pydantic class itself; the API wants its JSON schema: '
+            raise NotYet('"parameters" is the Pydantic class itself; the API wants its JSON schema.',
                          "params.model_json_schema().")
         for key, want in [("name", name), ("description", description)]:
-            if not same(fn.get(key), want):
-                raise NotYet(f"the {key} in the definition is not the `{key}` argument (for a tool the check "
-                             f"made up, it is {fn.get(key)!r:.80}). Use the argument as it is.")
-        if not same(fn.get("parameters"), params.model_json_schema()):
+            if fn.get(key) != want:
+                raise NotYet(f"the {key} in the definition is not the `{key}` argument (for a tool the check made "
+                             f"up, it is {fn.get(key)!r:.80}).",
+                             "Use the argument as it is.")
+        if fn.get("parameters") != params.model_json_schema():
             raise NotYet('"parameters" should be the model\'s JSON schema, exactly params.model_json_schema().')
     tools = [tool_definition(*case) for case in cases]
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
@@ -61,15 +61,17 @@ def check_refund_params(RefundRequest, request_refund):
     from course.tools import Tool, Toolbox
 
     if not (isinstance(RefundRequest, type) and issubclass(RefundRequest, BaseModel)):
-        raise NotYet("RefundRequest must be a Pydantic model: `class RefundRequest(BaseModel): ...`.")
+        raise NotYet("RefundRequest must be a Pydantic model.",
+                     "`class RefundRequest(BaseModel): ...`.")
     for name in ("order_id", "reason"):
         if name not in RefundRequest.model_fields:
             raise NotYet(f"RefundRequest has no field `{name}` yet.")
     if not isinstance(request_refund, Tool):
-        raise NotYet("request_refund should be a tool: put @tool(RefundRequest) on the function, as "
-                     "get_order_status has @tool(OrderLookup, ...).")
+        raise NotYet("request_refund should be a tool.",
+                     "put @tool(RefundRequest) on the function, as get_order_status has @tool(OrderLookup, ...).")
     if request_refund.params is not RefundRequest:
-        raise NotYet("request_refund's arguments should be RefundRequest: @tool(RefundRequest).")
+        raise NotYet("request_refund's arguments should be RefundRequest.",
+                     "@tool(RefundRequest).")
     rng = draws()
     number = f"A{rng.randint(1000, 9999)}"
     reason = rng.choice(["The kettle arrived broken.", "Wrong size", "Ich habe es doppelt bestellt."])
@@ -91,11 +93,13 @@ def check_refund_params(RefundRequest, request_refund):
         try:
             RefundRequest.model_validate(valid)
         except ValidationError as e:
-            raise NotYet(f"a valid request was refused ({e.errors()[0]['msg']}): an A with any four digits and "
-                         "any reason that is not empty, even one character, must pass.") from None
+            raise NotYet(f"a valid request was refused ({e.errors()[0]['msg']}).",
+                         "an A with any four digits and any reason that is not empty, even one character, must "
+                         "pass.") from None
         if not schema_accepts(schema, valid):
             raise NotYet("the schema the model sees refuses a valid request (an A with four digits and a reason "
-                         "that is not empty): loosen its constraints.")
+                         "that is not empty).",
+                         "loosen its constraints.")
     for arguments, what, how in bad:
         try:
             RefundRequest.model_validate(arguments)
@@ -103,18 +107,19 @@ def check_refund_params(RefundRequest, request_refund):
         except ValidationError:
             refused = True
         if not refused:
-            raise NotYet(f"RefundRequest accepts {what}: {how}.")
+            raise NotYet(f"RefundRequest accepts {what}.",
+                         f"{how}.")
         if schema_accepts(schema, arguments):
-            raise NotYet(f"RefundRequest refuses {what}, but only in Python: the JSON schema the model sees "
-                         f"allows it, so the model cannot know the rule. Put the rule in the field itself "
-                         f"({how}), not in a validator.")
-    description = plain(request_refund.description)
+            raise NotYet(f"RefundRequest refuses {what}, but only in Python.",
+                         "the JSON schema the model sees allows it, so the model cannot know the rule. Put the "
+                         f"rule in the field itself ({how}), not in a validator.")
+    description = request_refund.description
     if not isinstance(description, str) or len(description) < 20:
-        raise NotYet("give request_refund a docstring that tells the model when to use it (20+ characters): "
+        raise NotYet("give request_refund a docstring that tells the model when to use it (20+ characters).",
                      "it becomes the tool's description.")
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
         model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=[definition])
-    reply = plain(Toolbox(request_refund).execute("request_refund", json.dumps(good)))
+    reply = Toolbox(request_refund).execute("request_refund", json.dumps(good))
     if reply.startswith("Error:") or number not in reply:
         raise NotYet(f"called with a valid request, request_refund should return a text that names the order "
                      f"(got {reply!r:.120}).")

@@ -9,7 +9,6 @@ from course.exercises import NotYet, exercise
 from course.exercises.api_hints import capped, rejected
 from course.exercises.lesson1.cases import ToolsOnly, insisting, message_tools, tool_call
 from course.exercises.lesson1.given import GIVEN_MESSAGE, GIVEN_ROUND_TRIP
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -22,16 +21,16 @@ def check_tool_message(tool_message):
     cases = [(get_order_status, {"order_id": "A1001"}, _ORDERS["A1001"]), *message_tools(rng)]
     for tool, arguments, expected in cases:
         tc = tool_call(tool.name, json.dumps(arguments), rng)
-        m = plain(tool_message(tc, insisting(tool)))
-        if not isinstance(m, dict) or not same(m.get("role"), "tool"):
+        m = tool_message(tc, insisting(tool))
+        if not isinstance(m, dict) or m.get("role") != "tool":
             raise NotYet(f'tool_message should return a dict with "role": "tool"; got {m!r:.120}.')
-        if not same(m.get("tool_call_id"), tc.id):
-            raise NotYet(f'"tool_call_id" is {m.get("tool_call_id")!r}, not the id of the call it answers. '
+        if m.get("tool_call_id") != tc.id:
+            raise NotYet(f""""tool_call_id" is {m.get('tool_call_id')!r}, not the id of the call it answers.""",
                          "The API pairs each result with its call by this id: use tool_call.id.")
         content = m.get("content")
         if not isinstance(content, str):
-            raise NotYet(f'"content" must be text, but it is a {type(content).__name__}: send data as JSON, '
-                         "json.dumps(result).")
+            raise NotYet(f'"content" must be text, but it is a {type(content).__name__}.',
+                         "send data as JSON, json.dumps(result).")
         if isinstance(expected, str):
             if content != expected:
                 quoted = content == json.dumps(expected)
@@ -45,8 +44,8 @@ def check_tool_message(tool_message):
             raise NotYet(f"content should be JSON, so the model can read the data (json.dumps(result)); "
                          f"got {content!r:.80}, which is Python's way of printing it, not JSON.") from None
         if sent != expected:
-            raise NotYet("content is not the tool's result for these arguments: run tool.fn on the validated "
-                         f"arguments and send what it returns (got {content!r:.120}).")
+            raise NotYet("content is not the tool's result for these arguments.",
+                         f"run tool.fn on the validated arguments and send what it returns (got {content!r:.120}).")
     return f"{len(cases)} calls answered, each under its own id."
 
 
@@ -60,7 +59,7 @@ def _ask(ask, question: str):
     fake = capped(order_status, 4, "ask() sent 5 requests for one question: after the tool results, the model "
                                    "answers in text; return that answer.")
     try:
-        answer = plain(ask(fake.client(max_retries=0), MODEL, question, ToolsOnly()))
+        answer = ask(fake.client(max_retries=0), MODEL, question, ToolsOnly())
     except openai.BadRequestError as e:
         raise rejected(e) from None
     return fake, answer
@@ -73,13 +72,15 @@ def check_round_trip(ask):
 
     fake, answer = _ask(ask, "Hi")
     if not fake.requests:
-        raise NotYet("ask() sent no request to the model: client.chat.completions.create(...).")
+        raise NotYet("ask() sent no request to the model.",
+                     "client.chat.completions.create(...).")
     if "tools" not in fake.requests[0]:
-        raise NotYet("offer the tools to the model: tools=toolbox.definitions().")
+        raise NotYet("offer the tools to the model.",
+                     "tools=toolbox.definitions().")
     if len(fake.requests) > 1:
-        raise NotYet("the model answered in text straight away, but ask() sent another request: return "
-                     "message.content when message.tool_calls is empty.")
-    if not same(answer, order_status(fake.requests[0])):
+        raise NotYet("the model answered in text straight away, but ask() sent another request.",
+                     "return message.content when message.tool_calls is empty.")
+    if answer != order_status(fake.requests[0]):
         raise NotYet(f"ask() should return the model's text (message.content), got {answer!r:.80}.")
     rng = draws()
     known = ["A1001", "A1002", "A1003", "A1004"]
@@ -95,10 +96,10 @@ def check_round_trip(ask):
             if m.get("role") == "tool":
                 fn = asked[m["tool_call_id"]]
                 if m["content"] != shop_toolbox().execute(fn["name"], fn["arguments"]):
-                    raise NotYet("a tool message's content is not the result of the call with its "
-                                 "tool_call_id: run each call with toolbox.execute(call.function.name, "
+                    raise NotYet("a tool message's content is not the result of the call with its tool_call_id.",
+                                 "run each call with toolbox.execute(call.function.name, "
                                  "call.function.arguments) and answer it under call.id.")
         expected = order_status(fake.requests[-1])
-        if not same(answer, expected):
+        if answer != expected:
             raise NotYet(f"ask() should return the model's final answer ({expected!r:.80}), got {answer!r:.80}.")
     return "The model asked, your code ran the tools, the model answered."

@@ -11,7 +11,6 @@ import random
 from typing import Any
 
 from course.exercises.lesson1.cases import tool_call, tool_name
-from course.exercises.plain import plain
 
 NAMES = ["mia", "leo", "ana", "tom", "sam", "eva", "noor", "jan"]
 DOMAINS = ["example.com", "northwind.test", "mail.example.org"]
@@ -40,7 +39,6 @@ class Recorder:
         self.calls: list[tuple[str, str]] = []
 
     def __call__(self, name: str, arguments: str) -> str:
-        name, arguments = plain((name, arguments))  # compared with the calls the model asked for
         self.calls.append((name, arguments))
         return f"{name} found {len(arguments) * 7 % 97} results for {self.salt}"
 

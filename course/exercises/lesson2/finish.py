@@ -11,7 +11,6 @@ from course.exercises import NotYet, exercise
 from course.exercises.api_hints import rejected
 from course.exercises.lesson2.cases import conversation, made_up_tools
 from course.exercises.lesson2.given import GIVEN_FINISH
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -37,7 +36,7 @@ def check_finish(final_answer):
         messages = conversation(rng, tools, nonce)
         given = copy.deepcopy(messages)
         try:
-            answer = plain(final_answer(fake.client(max_retries=0), MODEL, messages, copy.deepcopy(tools), why))
+            answer = final_answer(fake.client(max_retries=0), MODEL, messages, copy.deepcopy(tools), why)
         except openai.BadRequestError as e:
             raise rejected(e) from None
         if len(fake.requests) != 1:
@@ -47,22 +46,23 @@ def check_finish(final_answer):
             raise NotYet("the last request must switch the tools off with tool_choice='none', or the model can "
                          "call another tool instead of answering.")
         if sent.get("tools") != tools:
-            raise NotYet("keep the tools listed in the last request (tools=tools): the conversation has tool "
-                         "calls, and tool_choice='none' switches them off without hiding them.")
+            raise NotYet("keep the tools listed in the last request (tools=tools).",
+                         "the conversation has tool calls, and tool_choice='none' switches them off without "
+                         "hiding them.")
         if sent["messages"][:len(given)] != given:
             raise NotYet("the last request should send the whole conversation, as it was, and then your note.")
         notes = [m for m in sent["messages"][len(given):] if why in str(m.get("content"))]
         if not notes:
-            raise NotYet("add a note after the conversation that tells the model why it must answer now: put the "
-                         "`why` text in it (FINISH_NOTE.format(why=why) does).")
+            raise NotYet("add a note after the conversation that tells the model why it must answer now.",
+                         "put the `why` text in it (FINISH_NOTE.format(why=why) does).")
         if reply:
-            if not same(answer, reply):
+            if answer != reply:
                 raise NotYet(f"return the model's text (message.content); got {answer!r:.80}.")
         elif not (isinstance(answer, str) and answer.strip() and why in answer):
             raise NotYet("when the model sends empty text, return an answer of your own that says why the run "
                          f"stopped (put `why` in it), so the customer is not left with nothing; got {answer!r:.80}.")
-        if not same(messages[:len(sent["messages"])], sent["messages"]) or \
-                not same(messages[len(sent["messages"]):], [{"role": "assistant", "content": answer}]):
+        if messages[:len(sent["messages"])] != sent["messages"] or \
+                messages[len(sent["messages"]):] != [{"role": "assistant", "content": answer}]:
             raise NotYet("append the note and then the answer ({'role': 'assistant', 'content': answer}) to "
                          "`messages`, so the conversation can go on after the finish.")
     return "Tools off, a note that says why, and an answer, even when the model sends none."

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from course.exercises import NotYet, exercise
 from course.exercises.lesson2.given import GIVEN_LIMIT
-from course.exercises.plain import among, plain
 from course.exercises.seeds import draws
 
 STOPS = ("max_steps", "max_tokens", "max_seconds")
@@ -19,14 +18,14 @@ def check_limit_reached(limit_reached):
 
     def ask(limits, *, tool_steps=0, tokens=0, elapsed=0.0, next_cost=100):
         try:
-            got = plain(limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=elapsed,
-                                      next_cost=next_cost))
+            got = limit_reached(limits, tool_steps=tool_steps, tokens=tokens, elapsed=elapsed,
+                                      next_cost=next_cost)
         except TypeError as e:
             if limits.max_seconds is None and "NoneType" in str(e):
-                raise NotYet("max_seconds may be None, which means no clock: compare elapsed with it only when "
-                             "limits.max_seconds is not None.") from None
+                raise NotYet("max_seconds may be None, which means no clock.",
+                             "compare elapsed with it only when limits.max_seconds is not None.") from None
             raise
-        if got is not None and not among(got, STOPS):  # so from here on, got is None or one of STOPS
+        if got is not None and got not in STOPS:  # so from here on, got is None or one of STOPS
             raise NotYet(f"limit_reached should return None (go on) or one of {', '.join(map(repr, STOPS))}; "
                          f"got {got!r}.")
         return got
@@ -39,27 +38,32 @@ def check_limit_reached(limit_reached):
         fine = dict(tool_steps=steps - 1, tokens=rng.randint(0, room), elapsed=(clock or 60.0) * 0.5, next_cost=cost)
         if ask(limits, **fine) is not None:
             raise NotYet("limit_reached stopped a run that is within every limit (fewer tool steps than "
-                         "max_steps, a budget with room for this step and the finish, time left). Return None then.")
+                         "max_steps, a budget with room for this step and the finish, time left).",
+                         "Return None then.")
         if ask(limits, **{**fine, "tool_steps": 0, "tokens": 0, "elapsed": 0.0}) is not None:
-            raise NotYet("limit_reached stopped a run before its first step, with nothing used yet: return None.")
+            raise NotYet("limit_reached stopped a run before its first step, with nothing used yet.",
+                         "return None.")
         if ask(limits, **{**fine, "tool_steps": steps}) != "max_steps":
             raise NotYet("when tool_steps has reached max_steps (as many tool steps done as allowed), return "
-                         "'max_steps': the run may not make another tool step.")
+                         "'max_steps'.",
+                         "the run may not make another tool step.")
         if ask(limits, **{**fine, "tool_steps": steps + rng.randint(1, 3)}) != "max_steps":
             raise NotYet("with more tool steps done than max_steps, return 'max_steps' too.")
         if ask(limits, **{**fine, "tokens": room}) is not None:
             raise NotYet("when tokens + 2 × next_cost is exactly max_tokens, the step and a finish as big still "
-                         "fit: return None. Stop only when tokens + 2 × next_cost > max_tokens.")
+                         "fit.",
+                         "return None. Stop only when tokens + 2 × next_cost > max_tokens.")
         over = room + rng.randint(1, cost)  # this step fits, but then the finish would not
         if ask(limits, **{**fine, "tokens": over}) != "max_tokens":
             raise NotYet("when this step would fit in the budget but leave no room for a final request as big "
-                         "(tokens + next_cost ≤ max_tokens < tokens + 2 × next_cost), return 'max_tokens': the "
-                         "budget must keep room for the controlled finish.")
+                         "(tokens + next_cost ≤ max_tokens < tokens + 2 × next_cost), return 'max_tokens'.",
+                         "the budget must keep room for the controlled finish.")
         if ask(limits, **{**fine, "tokens": budget + rng.randint(0, 500)}) != "max_tokens":
             raise NotYet("when the tokens used already reach max_tokens, return 'max_tokens'.")
         if clock is None:
             if ask(limits, **{**fine, "elapsed": rng.uniform(1e3, 1e6)}) is not None:
-                raise NotYet("with max_seconds=None there is no clock: elapsed time never stops the run.")
+                raise NotYet("with max_seconds=None there is no clock.",
+                             "elapsed time never stops the run.")
         else:
             if ask(limits, **{**fine, "elapsed": clock * rng.uniform(1.01, 3)}) != "max_seconds":
                 raise NotYet("once elapsed has passed max_seconds, return 'max_seconds'.")

@@ -9,7 +9,6 @@ from course.backend import MODEL
 from course.exercises import NotYet, exercise
 from course.exercises.lesson2.cases import Recorder, calls_for, email_variants, made_up_tools
 from course.exercises.lesson2.given import GIVEN_KEY, GIVEN_SKIP
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -27,21 +26,23 @@ def check_repeat_key(repeat_key):
         try:
             k = repeat_key(name, arguments)
         except json.JSONDecodeError:
-            raise NotYet("arguments that are not valid JSON must not crash the loop: catch json.JSONDecodeError "
-                         "and use the text as it is.") from None
+            raise NotYet("arguments that are not valid JSON must not crash the loop.",
+                         "catch json.JSONDecodeError and use the text as it is.") from None
         except (AttributeError, TypeError, KeyError) as e:
-            raise NotYet(f"for arguments that are valid JSON but not an object (a list, a text, a number or "
-                         f"null), repeat_key raised {type(e).__name__}: {e}. The model can send any JSON: "
-                         "normalise whatever json.loads returns, not only dicts.") from None
+            raise NotYet("for arguments that are valid JSON but not an object (a list, a text, a number or "
+                         f"null), repeat_key raised {type(e).__name__}: {e}.",
+                         "the model can send any JSON: normalise whatever json.loads returns, not only "
+                         "dicts.") from None
         try:
             hash(k)
         except TypeError:
-            raise NotYet(f"the key must be hashable (the loop keeps keys in a set), but it is a "
-                         f"{type(k).__name__} containing something that is not. Use a tuple of strings or a "
-                         "string (json.dumps), not a dict or a list, also for nested values.") from None
+            raise NotYet("the key must be hashable (the loop keeps keys in a set), but it is a "
+                         f"{type(k).__name__} containing something that is not.",
+                         "Use a tuple of strings or a string (json.dumps), not a dict or a list, also for nested "
+                         "values.") from None
         return k
 
-    def same(a: tuple[str, str], b: tuple[str, str], why: str) -> None:
+    def alike(a: tuple[str, str], b: tuple[str, str], why: str) -> None:
         if key(*a) != key(*b):
             raise NotYet(f"two calls should count as repeats ({why}), but their keys differ.")
 
@@ -53,13 +54,13 @@ def check_repeat_key(repeat_key):
     tool, other_tool = rng.sample(["find_orders", "get_order_status", "search_docs", "track_parcel"], 2)
     n = rng.randint(2, 9)
     word = rng.choice(["Kettle", "Mug", "Teapot", "Lamp"])
-    same((tool, json.dumps({"email": email})), (tool, json.dumps({"email": email}, indent=rng.randint(1, 3))),
+    alike((tool, json.dumps({"email": email})), (tool, json.dumps({"email": email}, indent=rng.randint(1, 3))),
          "only the spacing differs")
-    same((tool, json.dumps({"query": word, "limit": n})), (tool, json.dumps({"limit": n, "query": word})),
+    alike((tool, json.dumps({"query": word, "limit": n})), (tool, json.dumps({"limit": n, "query": word})),
          "only the key order differs")
-    same((tool, json.dumps({"email": email})), (tool, json.dumps({"email": shouted})),
+    alike((tool, json.dumps({"email": email})), (tool, json.dumps({"email": shouted})),
          "the text differs only in letter case and surrounding spaces")
-    same((tool, json.dumps({"filter": {"tags": [word, "new"]}})),
+    alike((tool, json.dumps({"filter": {"tags": [word, "new"]}})),
          (tool, json.dumps({"filter": {"tags": [word.lower(), " NEW "]}})),
          "strings inside nested objects and lists count too")
     different((tool, json.dumps({"email": email})), (other_tool, json.dumps({"email": email})), "another tool")
@@ -71,16 +72,16 @@ def check_repeat_key(repeat_key):
     different((tool, json.dumps({"query": f"{word} {n}"})), (tool, json.dumps({"query": f"{word}{n}"})),
               "spaces inside a text change it")
     # JSON that is not an object: the model sends it, and the loop must go on.
-    same((tool, json.dumps([word, email])), (tool, json.dumps([f" {word.upper()}", shouted])),
+    alike((tool, json.dumps([word, email])), (tool, json.dumps([f" {word.upper()}", shouted])),
          "a list of texts that differ only in case and spaces")
-    same((tool, json.dumps(shouted)), (tool, json.dumps(email)), "one text that differs only in case and spaces")
+    alike((tool, json.dumps(shouted)), (tool, json.dumps(email)), "one text that differs only in case and spaces")
     for value in (None, n, True):
-        same((tool, json.dumps(value)), (tool, json.dumps(value)), "identical JSON that is not an object")
+        alike((tool, json.dumps(value)), (tool, json.dumps(value)), "identical JSON that is not an object")
     different((tool, "null"), (tool, json.dumps({"email": None})), "null is not an object")
     # Text that is not JSON: only the very same text is a repeat.
     broken = f'{{"order_id": A{rng.randint(1000, 9999)}}}'
     for text in (broken, "", f"email={email}"):
-        same((tool, text), (tool, text), "identical text, even if not JSON")
+        alike((tool, text), (tool, text), "identical text, even if not JSON")
     different((tool, broken), (tool, broken.replace("A", "B")), "different text that is not JSON")
 
     # In the real loop: the second lookup never reaches the tool.
@@ -119,15 +120,15 @@ def check_skip_repeats(answer_calls):
     def step(specs, what):
         calls = calls_for(rng, specs)
         before = set(seen)
-        out = plain(answer_calls(calls, execute, seen, loose_key))
+        out = answer_calls(calls, execute, seen, loose_key)
         if not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
             raise NotYet(f"answer_calls should return a list of tool messages (dicts); got {out!r:.100}.")
         if len(out) != len(calls):
-            raise NotYet(f"for {what}, answer_calls returned {len(out)} messages for {len(calls)} calls. Every call "
-                         "needs its tool message, a repeat too (the API requires one per tool_call_id): for a "
-                         "repeat, a note instead of the result.")
+            raise NotYet(f"for {what}, answer_calls returned {len(out)} messages for {len(calls)} calls.",
+                         "Every call needs its tool message, a repeat too (the API requires one per "
+                         "tool_call_id): for a repeat, a note instead of the result.")
         for m, tc in zip(out, calls, strict=True):
-            if not same((m.get("role"), m.get("tool_call_id")), ("tool", tc.id)):
+            if (m.get("role"), m.get("tool_call_id")) != ("tool", tc.id):
                 raise NotYet(f"for {what}, the messages should be {{'role': 'tool', 'tool_call_id': call.id, "
                              "'content': ...}, one per call, in the order of the calls.")
             if not isinstance(m.get("content"), str):
@@ -138,32 +139,36 @@ def check_skip_repeats(answer_calls):
     calls, out, before = step([(a, first), (b, json.dumps({"q": word})), (a, json.dumps({"q": shouted}))],
                               "a step that asks for the same call twice")
     runs = [n for n, _ in execute.calls]
-    if not any(same(n, a) for n in runs):
-        raise NotYet("a call the run has not seen before was not run. Check `seen` before you add the call's key "
-                     "to it, and run the call when its key was not there.")
-    if sum(same(n, a) for n in runs) > 1:
-        raise NotYet("a call was run twice in one step although its key is the same as an earlier call's. Use "
-                     "repeat_key(name, arguments), not the raw text, and add each key to `seen` as soon as the "
-                     "call has run, so a repeat later in the same step is caught.")
-    if not same(execute.calls[:2], [(a, first), (b, json.dumps({"q": word}))]):
+    if not any(n == a for n in runs):
+        raise NotYet("a call the run has not seen before was not run.",
+                     "Check `seen` before you add the call's key to it, and run the call when its key was not "
+                     "there.")
+    if sum(n == a for n in runs) > 1:
+        raise NotYet("a call was run twice in one step although its key is the same as an earlier call's.",
+                     "Use repeat_key(name, arguments), not the raw text, and add each key to `seen` as soon as "
+                     "the call has run, so a repeat later in the same step is caught.")
+    if execute.calls[:2] != [(a, first), (b, json.dumps({"q": word}))]:
         raise NotYet("run each new call with execute(call.function.name, call.function.arguments), in order.")
     note = out[2]["content"]
     if "not run" not in note.lower() or a not in note:
         raise NotYet("the message for a repeat should tell the model that the call was not run, and name the "
-                     "tool: REPEAT_NOTE.format(name=...) says so, or write your own with the words 'not run'.")
+                     "tool.",
+                     "REPEAT_NOTE.format(name=...) says so, or write your own with the words 'not run'.")
     if out[0]["content"] != Recorder(word)(a, first):
         raise NotYet("the content for a call that ran should be what execute returned.")
     if len(seen) != 2 or not before <= seen:
         raise NotYet("add the key of every call you run (repeat_key(name, arguments)) to the `seen` set you were "
-                     "given, and nothing else: the run keeps it from step to step.")
+                     "given, and nothing else.",
+                     "the run keeps it from step to step.")
 
     # The next step: the set remembers the first one.
     count = len(execute.calls)
     calls, out, _ = step([(b, json.dumps({"q": word.upper()})), (c, json.dumps({"q": word}))],
                          "a step after it")
-    if len(execute.calls) - count != 1 or not same(execute.calls[-1][0], c):
-        raise NotYet("a call already run in an earlier step ran again: keep the keys in the `seen` set you were "
-                     "given (do not start a new one), so they last from one step to the next.")
+    if len(execute.calls) - count != 1 or execute.calls[-1][0] != c:
+        raise NotYet("a call already run in an earlier step ran again.",
+                     "keep the keys in the `seen` set you were given (do not start a new one), so they last from "
+                     "one step to the next.")
     if len(seen) != 3:
         raise NotYet("add the key of every call you run to `seen`.")
     return "New calls ran once each; repeats got a note instead, in the same step and in the next."

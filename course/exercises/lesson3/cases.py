@@ -99,7 +99,8 @@ def spread(rng: np.random.Generator, n: int, dim: int) -> tuple[np.ndarray, np.n
 def as_indices(got, name: str, n: int) -> list[int]:
     """The learner's result as a list of row numbers, or a hint saying what it is instead."""
     if got is None:
-        raise NotYet(f"{name} returns None: return the row numbers, best first.")
+        raise NotYet(f"{name} returns None.",
+                     "return the row numbers, best first.")
     try:
         items = list(got)
     except TypeError:
@@ -108,8 +109,9 @@ def as_indices(got, name: str, n: int) -> list[int]:
     for item in items:
         if isinstance(item, bool) or not isinstance(item, int | np.integer):
             if isinstance(item, float | np.floating):
-                raise NotYet(f"{name} returns numbers like {float(item):.3f}: return the row numbers (indices) "
-                             "of the best rows, not their scores. np.argsort gives row numbers.")
+                raise NotYet(f"{name} returns numbers like {float(item):.3f}.",
+                             "return the row numbers (indices) of the best rows, not their scores. np.argsort "
+                             "gives row numbers.")
             raise NotYet(f"{name} should return row numbers (ints), found a {type(item).__name__}.")
         if not 0 <= int(item) < n:
             raise NotYet(f"{name} returned row number {int(item)}, but there are only {n} rows.")
@@ -126,8 +128,8 @@ class WordCounts:
 
     def __call__(self, texts):
         if isinstance(texts, str):
-            raise NotYet("embed takes a list of texts and returns one vector per text: embed([query])[0] is "
-                         "the query's vector.")
+            raise NotYet("embed takes a list of texts and returns one vector per text.",
+                         "embed([query])[0] is the query's vector.")
         texts = list(texts)
         self.calls.append(texts)
         rows = np.zeros((len(texts), len(WORDS)), dtype=np.float32)

@@ -11,7 +11,6 @@ import numpy as np
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import QuestionSet, hit_rate, question_set
 from course.exercises.lesson3.given import GIVEN_BEST_PER_DOC, GIVEN_HIT_AT_K
-from course.exercises.plain import plain, rebuilt, same
 from course.exercises.seeds import draws
 from course.search import Hit, Section
 
@@ -26,54 +25,62 @@ class _Search:
 
     def __call__(self, query: str, k: int | None = None) -> list[Hit]:
         if k is None:
-            raise NotYet("search was called without k: call search(q[\"question\"], k), so it returns the first k "
-                         "hits.")
+            raise NotYet("search was called without k.",
+                         'call search(q["question"], k), so it returns the first k hits.')
         if query not in self.qs.ranked:
-            raise NotYet("search was called with something that is not a question's text: call "
-                         "search(q[\"question\"], k) for each question q.")
+            raise NotYet("search was called with something that is not a question's text.",
+                         'call search(q["question"], k) for each question q.')
         if isinstance(k, bool) or not isinstance(k, int):
-            raise NotYet(f"search was called with k={k!r}: pass the whole number k you were given.")
+            raise NotYet(f"search was called with k={k!r}.",
+                         "pass the whole number k you were given.")
         self.asked.append(k)
         return list(self.qs.ranked[query][:k])
 
 
-HIT_HINTS = {
-    "at-k": "off by one: an answer at the k-th place did not count. The first k hits are hits[:k] (positions 0 "
-            "to k-1), and search(question, k) gives exactly those",
-    "after-k": "off by one: an answer just after the k-th place counted; only the first k hits count",
-    "also-only": "a section listed in a question's \"also\" did not count: it answers the question just as well",
-    "same-heading-other-doc": ("a hit with the right heading in another document counted: many documents have a "
-                               "section called Overview. Compare the document too"),
-    "both": "a question with two answering sections in the top k counted twice: count each question once (any(...))",
+HIT_HINTS = {  # (what is wrong, how to go about it)
+    "at-k": ("off by one: an answer at the k-th place did not count.",
+             "the first k hits are hits[:k] (positions 0 to k-1), and search(question, k) gives exactly those."),
+    "after-k": ("off by one: an answer just after the k-th place counted.", "only the first k hits count."),
+    "also-only": ("a section listed in a question's \"also\" did not count.",
+                  "it answers the question just as well: a hit counts if it is the question's section or one in "
+                  "\"also\"."),
+    "same-heading-other-doc": ("a hit with the right heading in another document counted.",
+                               "many documents have a section called Overview: compare the document too."),
+    "both": ("a question with two answering sections in the top k counted twice.",
+             "count each question once (any(...))."),
 }
 
 
 def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
-    # The learner's to change: the right answer comes from the check's own. (Copied as data: deepcopy would cache
-    # __slotnames__ on the class, which grading takes for code that changed the course.)
-    search = _Search(QuestionSet(copy.deepcopy(qs.questions), {q: list(h) for q, h in qs.ranked.items()}, qs.k))
+    # The learner's to change: the right answer comes from the check's own.
+    search = _Search(copy.deepcopy(qs))
     got = hit_at_k(search, search.qs.questions, qs.k)
-    if not same(search.qs.questions, qs.questions):
-        raise NotYet("hit_at_k changed the questions it was given: only read them (a question set is reused for "
-                     "every method you compare).")
+    if search.qs.questions != qs.questions:
+        raise NotYet("hit_at_k changed the questions it was given.",
+                     "only read them (a question set is reused for every method you compare).")
     if isinstance(got, bool) or not isinstance(got, int | float | np.number):
         raise NotYet(f"hit_at_k should return a number (the fraction of questions answered), not "
                      f"{type(got).__name__}.")
     if not search.asked:
-        raise NotYet("hit_at_k never called search: call search(q[\"question\"], k) for each question.")
+        raise NotYet("hit_at_k never called search.",
+                     'call search(q["question"], k) for each question.')
     want = hit_rate(qs)
     if abs(float(got) - want) < 1e-9:
         return
     n = len(qs.questions)
     if want and abs(float(got) - want * n) < 1e-9:
-        raise NotYet("hit_at_k returned how many questions were answered: divide by the number of questions, so "
-                     "it is a fraction from 0 to 1.")
+        raise NotYet("hit_at_k returned how many questions were answered.",
+                     "divide by the number of questions, so it is a fraction from 0 to 1.")
     if want and abs(float(got) - want * 100) < 1e-6:
-        raise NotYet("hit_at_k returned a percentage: return the fraction, from 0 to 1 (print it with :.0%).")
+        raise NotYet("hit_at_k returned a percentage.",
+                     "return the fraction, from 0 to 1 (print it with :.0%).")
     if kind in HIT_HINTS:
-        raise NotYet(HIT_HINTS[kind] + ".")
-    raise NotYet("that is not the fraction of questions whose answering section (its doc and section, or a "
-                 "section in \"also\") is among the first k hits of search(question, k).")
+        raise NotYet(*HIT_HINTS[kind])
+    answered = round(want * n)
+    raise NotYet(f"hit_at_k gave {float(got):.3f} for {n} questions and k={qs.k}; {answered} of them have an "
+                 f"answering section among their first k hits, so it is {want:.3f}.",
+                 "for each question q, look at search(q[\"question\"], k) and count q if one hit is its doc and "
+                 "section (or a section in \"also\"); divide by the number of questions.")
 
 
 @exercise("l3-hit-at-k", lesson=3, given=GIVEN_HIT_AT_K)
@@ -116,16 +123,17 @@ def ranked_hits(rng: random.Random, k: int) -> list[Hit]:
 
 def returned_hits(got, name: str) -> list[Hit]:
     if got is None:
-        raise NotYet(f"{name} returns None: return the list of hits.")
+        raise NotYet(f"{name} returns None.",
+                     "return the list of hits.")
     if not isinstance(got, list):
-        raise NotYet(f"{name} returns a {type(got).__name__}, not a list: build a list of hits.")
-    hits = plain(got)  # a list, whatever list subclass it was
+        raise NotYet(f"{name} returns a {type(got).__name__}, not a list.",
+                     "build a list of hits.")
+    hits = got
     wrong = [h for h in hits if not isinstance(h, Hit)]
     if wrong:
         raise NotYet(f"return the Hit objects that index.search gave you, unchanged (found a "
                      f"{type(wrong[0]).__name__} in the list).")
-    # Made again from their fields: a Hit subclass's own __eq__ does not decide what the check compares.
-    return [rebuilt(h, Hit, "a hit", "Return the Hit objects that index.search gave you, unchanged.") for h in hits]
+    return hits
 
 
 @exercise("l3-best-per-doc", lesson=3, given=GIVEN_BEST_PER_DOC)
@@ -142,7 +150,8 @@ def check_best_per_doc(best_sections):
             raise NotYet("search for the query you were given, not another one.")
         docs = [h.doc for h in got]
         if len(docs) != len(set(docs)):
-            raise NotYet("a document appears twice: keep only the first (best) hit of each document.")
+            raise NotYet("a document appears twice.",
+                         "keep only the first (best) hit of each document.")
         first = {}
         for hit in ranked:
             first.setdefault(hit.doc, hit)
@@ -150,12 +159,15 @@ def check_best_per_doc(best_sections):
         if got == want:
             continue
         if len(got) < k:
-            raise NotYet(f"only {len(got)} hit(s) for k={k}: ask the index for more hits than k (say 4*k), since "
-                         "several of the best ones can come from the same document.")
+            raise NotYet(f"only {len(got)} hit(s) for k={k}.",
+                         "ask the index for more hits than k (say 4*k), since several of the best ones can come "
+                         "from the same document.")
         if len(got) > k:
-            raise NotYet(f"{len(got)} hits for k={k}: return at most k.")
+            raise NotYet(f"{len(got)} hits for k={k}.",
+                         "return at most k.")
         if sorted(got, key=lambda h: -h.score) != got and set(got) == set(want):
-            raise NotYet("the hits are not best first: keep the order index.search gives.")
+            raise NotYet("the hits are not best first.",
+                         "keep the order index.search gives.")
         differed = next(i for i, (a, b) in enumerate(zip([*got, None], [*want, None], strict=False)) if a != b)
         raise NotYet(f"for k={k}, your hit {differed + 1} is {shown(got[differed] if differed < len(got) else None)}"
                      f", but it should be {shown(want[differed] if differed < len(want) else None)}, the best "

@@ -12,7 +12,6 @@ import numpy as np
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import WordCounts, as_indices, corpus, spread, unit
 from course.exercises.lesson3.given import GIVEN_RANK, GIVEN_SEARCH_DOCS
-from course.exercises.plain import plain
 from course.exercises.seeds import draws
 
 
@@ -21,24 +20,28 @@ def _rank_case(rank, query, rows, k) -> None:
     kept_q, kept_rows = query.copy(), rows.copy()
     got = as_indices(rank(query, rows, k), "rank", len(rows))
     if not (np.array_equal(query, kept_q) and np.array_equal(rows, kept_rows)):
-        raise NotYet("rank changed the arrays it was given (in-place /= or normalising rows in place?): "
+        raise NotYet("rank changed the arrays it was given (in-place /= or normalising rows in place?).",
                      "the caller's vectors must stay as they were. Compute new arrays: rows / norms.")
     cosine = unit(rows) @ unit(query)
     want = [int(i) for i in np.argsort(-cosine)[:k]]
     if got == want:
         return
     if len(got) != k:
-        raise NotYet(f"rank returned {len(got)} row numbers for k={k}: return exactly k, the best k.")
+        raise NotYet(f"rank returned {len(got)} row numbers for k={k}.",
+                     "return exactly k, the best k.")
     if got == [int(i) for i in np.argsort(-(rows @ query))[:k]]:
         raise NotYet("your ranking is by the dot product of the raw vectors, so long vectors win whatever their "
-                     "direction. Cosine similarity divides by both lengths: normalise each row and the query to "
-                     "length 1 first (v / np.linalg.norm(v)), then take the dot product.")
+                     "direction.",
+                     "Cosine similarity divides by both lengths: normalise each row and the query to length 1 "
+                     "first (v / np.linalg.norm(v)), then take the dot product.")
     if got == [int(i) for i in np.argsort(cosine)[:k]]:
-        raise NotYet("your list starts with the least similar rows: best first (np.argsort(-scores), or [::-1]).")
+        raise NotYet("your list starts with the least similar rows.",
+                     "best first (np.argsort(-scores), or [::-1]).")
     if set(got) == set(want):
-        raise NotYet("the right rows, but not best first: sort them by similarity, highest first.")
-    raise NotYet("the rows returned are not the k most similar by cosine similarity: score each row as "
-                 "(row · query) / (|row| |query|), then take the k highest, best first.")
+        raise NotYet("the right rows, but not best first.",
+                     "sort them by similarity, highest first.")
+    raise NotYet("the rows returned are not the k most similar by cosine similarity.",
+                 "score each row as (row · query) / (|row| |query|), then take the k highest, best first.")
 
 
 @exercise("l3-rank", lesson=3, given=GIVEN_RANK)
@@ -67,13 +70,15 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
     got = search_docs(query, sections, vectors, embed, k)
     same_sections = len(sections) == len(kept_sections) and all(map(operator.is_, sections, kept_sections))
     if not (np.array_equal(vectors, kept_vectors) and same_sections):
-        raise NotYet("search_docs changed the sections or vectors it was given (normalising in place?): make new "
-                     "arrays instead, the index reuses these for every search.")
+        raise NotYet("search_docs changed the sections or vectors it was given (normalising in place?).",
+                     "make new arrays instead, the index reuses these for every search.")
     if any(len(texts) != 1 for texts in embed.calls) or len(embed.calls) > 1:
-        raise NotYet("search_docs embedded more than the query: `vectors` already holds one vector per section "
-                     "(row i is sections[i]); embed only the query, embed([query])[0].")
+        raise NotYet("search_docs embedded more than the query.",
+                     "`vectors` already holds one vector per section (row i is sections[i]); embed only the "
+                     "query, embed([query])[0].")
     if not embed.calls:
-        raise NotYet("search_docs never embedded the query: embed([query])[0] is its vector.")
+        raise NotYet("search_docs never embedded the query.",
+                     "embed([query])[0] is its vector.")
     if not isinstance(got, list) or not all(isinstance(h, dict) for h in got):
         raise NotYet(f"search_docs should return a list of dicts (one per hit); got {type(got).__name__}"
                      + (f" of {type(got[0]).__name__}" if isinstance(got, list) and got else "") + ".")
@@ -83,36 +88,42 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
     try:
         json.dumps(got)
     except TypeError as e:
-        raise NotYet(f"the hits are not JSON ({e}): a tool result goes to the model as JSON, and json.dumps "
-                     "refuses numpy numbers. Make the score a Python float: float(score).") from None
-    got = plain(got)  # JSON as it stands (numpy numbers are not), and from here on compared by value
+        raise NotYet(f"the hits are not JSON ({e}).",
+                     "a tool result goes to the model as JSON, and json.dumps refuses numpy numbers. Make the "
+                     "score a Python float: float(score).") from None
     q = embed([query])[0]
     cosine, dots = unit(vectors) @ unit(q), vectors @ q
     best = np.argsort(-cosine)[:k]
     want = [(sections[i].doc, sections[i].heading) for i in best]
     have = [(h["document"], h["section"]) for h in got]
     if have and have == [(sections[i].heading, sections[i].doc) for i in best][:len(have)]:
-        raise NotYet("document and section are swapped: \"document\" is the section's doc, \"section\" its heading.")
+        raise NotYet("document and section are swapped.",
+                     '"document" is the section\'s doc, "section" its heading.')
     for hit in got:
         if hit["cite_as"] != f"{hit['document']} › {hit['section']}":
-            raise NotYet(f"cite_as is {hit['cite_as']!r:.60}: it should read 'document › section', e.g. "
-                         "'refunds › Time limits' (the same as Section.label).")
+            raise NotYet(f"cite_as is {hit['cite_as']!r:.60}.",
+                         "it should read 'document › section', e.g. 'refunds › Time limits' (the same as "
+                         "Section.label).")
     raw = ("the check's embedder (like many) gives vectors of different lengths, so the raw dot product favours "
-           "long sections. Normalise the section vectors and the query to length 1 first (or divide by both "
-           "lengths): then the dot product is the cosine.")
+           "long sections: normalise the section vectors and the query to length 1 first (or divide by both "
+           "lengths), then the dot product is the cosine.")
     if have == want:
         for hit, i in zip(got, best, strict=True):
             if abs(hit["score"] - float(cosine[i])) > 0.006:
                 if abs(hit["score"] - float(dots[i])) < 1e-3 * max(1.0, abs(float(dots[i]))):
-                    raise NotYet("the scores are raw dot products, not cosine similarities: " + raw)
-                raise NotYet(f"a score is {hit['score']}, but the cosine similarity is {float(cosine[i]):.3f}: "
+                    raise NotYet("the scores are raw dot products, not cosine similarities.", raw)
+                raise NotYet(f"a score is {hit['score']}, but the cosine similarity is {float(cosine[i]):.3f}.",
                              "the score is the cosine of the query with the section's vector.")
         return
     if len(have) != k:
-        raise NotYet(f"search_docs returned {len(have)} hits for k={k}: return the best k.")
+        raise NotYet(f"search_docs returned {len(have)} hits for k={k}.",
+                     "return the best k.")
     if have == [(sections[i].doc, sections[i].heading) for i in np.argsort(-dots)[:k]]:
-        raise NotYet("the hits are ranked by the raw dot product: " + raw)
-    raise NotYet("the hits are not the k sections most similar to the query (cosine similarity), best first.")
+        raise NotYet("the hits are ranked by the raw dot product.", raw)
+    raise NotYet(f"for k={k} the hits are {have}; the k sections most similar to the query, best first, are "
+                 f"{want}.",
+                 "score every section by cosine similarity with the query, sort by it (highest first) and keep "
+                 "the first k.")
 
 
 @exercise("l3-search-docs", lesson=3, given=GIVEN_SEARCH_DOCS)

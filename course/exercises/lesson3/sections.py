@@ -7,7 +7,6 @@ from __future__ import annotations
 from course.exercises import NotYet, exercise
 from course.exercises.lesson3.cases import flat, make_doc
 from course.exercises.lesson3.given import GIVEN_SECTIONS
-from course.exercises.plain import rebuilt
 from course.exercises.seeds import draws
 
 SECTION_HINTS = {
@@ -31,29 +30,31 @@ def _sections_of(split_sections, doc) -> list:
     from course.search import Section
 
     if {"parse_markdown", "load_sections"} & set(getattr(getattr(split_sections, "__code__", None), "co_names", ())):
-        raise NotYet("split_sections hands the work to the course's parse_markdown/load_sections: this exercise "
-                     "is to write the split yourself, line by line.")
+        raise NotYet("split_sections hands the work to the course's parse_markdown/load_sections.",
+                     "this exercise is to write the split yourself, line by line.")
     got = split_sections(doc.name, doc.markdown)
     if got is None:
-        raise NotYet("split_sections returns None: return the list of Section objects.")
+        raise NotYet("split_sections returns None.",
+                     "return the list of Section objects.")
     if not isinstance(got, list):
-        raise NotYet(f"split_sections returns a {type(got).__name__}, not a list: collect the sections in a list.")
+        raise NotYet(f"split_sections returns a {type(got).__name__}, not a list.",
+                     "collect the sections in a list.")
     wrong = [s for s in got if not isinstance(s, Section)]
     if wrong:
-        raise NotYet(f"the list holds a {type(wrong[0]).__name__}: make each section with "
-                     "Section(doc, title, heading, text).")
-    return [rebuilt(s, Section, "a section", "Make each section with Section(doc, title, heading, text), four "
-                                             "strings.") for s in got]
+        raise NotYet(f"the list holds a {type(wrong[0]).__name__}.",
+                     "make each section with Section(doc, title, heading, text).")
+    return list(got)
 
 
 def _compare_sections(got: list, doc) -> None:
     if any(s.doc != doc.name for s in got):
-        raise NotYet("a section's `doc` is not the `doc` argument: every section of the document gets the name "
-                     "you were given.")
+        raise NotYet("a section's `doc` is not the `doc` argument.",
+                     "every section of the document gets the name you were given.")
     if any(s.title != doc.title for s in got):
         seen = next(s.title for s in got if s.title != doc.title)
-        raise NotYet(f"a section's title is {seen!r:.60}: the title is the text of the document's `# ` line, "
-                     "without the '# ' (and the same for every section of the document).")
+        raise NotYet(f"a section's title is {seen!r:.60}.",
+                     "the title is the text of the document's `# ` line, without the '# ' (and the same for "
+                     "every section of the document).")
     want = [(h, flat(t)) for h, t in doc.expected]
     have = [(s.heading, flat(s.text)) for s in got]
     if have == want:
@@ -73,7 +74,8 @@ def _compare_sections(got: list, doc) -> None:
                 if feature in doc.features:
                     raise NotYet(SECTION_HINTS[feature] + ".")
         if sorted(s.heading for s in got) == sorted(headings):
-            raise NotYet("the sections are not in the order of the document: keep them in the order they come.")
+            raise NotYet("the sections are not in the order of the document.",
+                         "keep them in the order they come.")
         if "odd" in doc.features or any(h.strip() != h or h.startswith("#") for h in (s.heading for s in got)):
             raise NotYet(SECTION_HINTS["odd"] + f"; you have {[s.heading for s in got]!r:.120}.")
         raise NotYet(f"expected {len(want)} sections, one per `## ` heading (plus Overview for any text before "
@@ -83,15 +85,18 @@ def _compare_sections(got: list, doc) -> None:
         if mine == text:
             continue
         if mine.startswith("#"):
-            raise NotYet("a section's text starts with a heading line: the `## ` line gives the heading and is "
-                         "not part of the text (nor is the `# ` title line).")
+            raise NotYet("a section's text starts with a heading line.",
+                         "the `## ` line gives the heading and is not part of the text (nor is the `# ` title "
+                         "line).")
         if text and text in mine:
-            raise NotYet("a section's text runs on past its end: a section ends where the next `## ` heading "
-                         "starts.")
+            raise NotYet("a section's text runs on past its end.",
+                         "a section ends where the next `## ` heading starts.")
         if "###" in text and "###" not in mine:
-            raise NotYet("a `### ` line is missing from its section's text: deeper headings are part of the text.")
+            raise NotYet("a `### ` line is missing from its section's text.",
+                         "deeper headings are part of the text.")
         if "```" in text and "```" not in mine:
-            raise NotYet("a code block's lines are missing from their section's text: they are part of it.")
+            raise NotYet("a code block's lines are missing from their section's text.",
+                         "they are part of it.")
         raise NotYet(f"the text of a section (heading {heading!r:.40}) is not the lines between its heading and "
                      "the next, joined with \"\\n\" and stripped.")
 
@@ -111,8 +116,8 @@ def check_sections(split_sections):
     got = [(s.doc, s.title, s.heading, flat(s.text)) for s in _sections_of(split_sections, _Given("refunds", refunds))]
     want = [(s.doc, s.title, s.heading, flat(s.text)) for s in parse_markdown("refunds", refunds)]
     if got != want:
-        raise NotYet("refunds.md does not split into its Overview and its five `## ` sections: compare "
-                     "split_sections('refunds', ...) with load_sections(DATA) for the refunds document.")
+        raise NotYet("refunds.md does not split into its Overview and its five `## ` sections.",
+                     "compare split_sections('refunds', ...) with load_sections(DATA) for the refunds document.")
     return f"refunds.md and {len(docs)} documents the check wrote (odd headings, code blocks, ### ...) split right."
 
 

@@ -77,13 +77,15 @@ def refusal(result: Any, what: str) -> None:
         raise NotYet(f"{what} raised {type(result).__name__} in the client. {PROTOCOL_ERROR}")
     message = text(result)
     if not result.is_error:
-        raise NotYet(f"{what} should be an error result: raise ToolError with advice, do not return a value.")
+        raise NotYet(f"{what} should be an error result.",
+                     "raise ToolError with advice, do not return a value.")
     if message.strip() == f"Error executing tool {TOOL}":
-        raise NotYet(f"for {what} the model reads only 'Error executing tool {TOOL}': raise the SDK's ToolError "
-                     "(mcp.server.mcpserver.exceptions) with a message, not another exception.")
+        raise NotYet(f"for {what} the model reads only 'Error executing tool {TOOL}'.",
+                     "raise the SDK's ToolError (mcp.server.mcpserver.exceptions) with a message, not another "
+                     "exception.")
     if not ADVICE.search(message.removeprefix(f"Error executing tool {TOOL}:")):
-        raise NotYet(f"for {what} the message {message!r} says what went wrong, not what to do next: add advice "
-                     "(e.g. 'answer from what you have', 'try again later').")
+        raise NotYet(f"for {what} the message {message!r} says what went wrong, not what to do next.",
+                     "add advice (e.g. 'answer from what you have', 'try again later').")
 
 
 NEVER_SENT = ("a request that was never sent (ConnectionError) cost nothing: give its credit back (refund), so the "
@@ -116,34 +118,40 @@ def check_budget(build_search_server):
         require_tool(tools, TOOL, "server")
         good = answers(results)
         if len(good) < credits and credits == second:  # the first session got all of its budget
-            raise NotYet("a second server started with part of its budget spent: keep the count inside "
-                         "build_search_server, so every server (every session) has a budget of its own.")
+            raise NotYet("a second server started with part of its budget spent.",
+                         "keep the count inside build_search_server, so every server (every session) has a "
+                         "budget of its own.")
         if not good and provider.charged == 0:
-            raise NotYet("no call reached the provider: every call failed before it (does web_search still raise "
-                         "NotImplementedError?). Reserve a credit, then `hits = await provider.search(query)`, "
-                         "and return {'results': hits}.")
+            raise NotYet("no call reached the provider.",
+                         "every call failed before it (does web_search still raise NotImplementedError?). "
+                         "Reserve a credit, then `hits = await provider.search(query)`, and return {'results': "
+                         "hits}.")
         if len(good) > credits:
-            raise NotYet("more calls succeeded than the budget allows, even one at a time: count every credit "
-                         "you reserve (use the `credits` you are given), and give one back only when its request "
-                         "was never sent.")
+            raise NotYet("more calls succeeded than the budget allows, even one at a time.",
+                         "count every credit you reserve (use the `credits` you are given), and give one back "
+                         "only when its request was never sent.")
         if len(good) < credits:
-            raise NotYet("fewer calls succeeded than the budget allows: reserve one credit per call (use the "
-                         "`credits` you are given), and refuse only when none is left.")
+            raise NotYet("fewer calls succeeded than the budget allows.",
+                         "reserve one credit per call (use the `credits` you are given), and refuse only when "
+                         "none is left.")
         refusal(results[-1], "a call after the budget was spent")
     # Many calls at once against a slow provider: a check that runs before any call spends lets them all in.
     provider = SlowProvider(delay=0.2)
     _, results = session(build(build_search_server, provider, parallel), parallel + 6, parallel=True)
     if provider.charged > parallel:
-        raise NotYet("parallel calls overspent: the provider received more requests than the budget allows. "
-                     "Every call passed the check before any of them spent. Reserve the credit before the "
-                     "`await` (check and spend together, under an asyncio.Lock), not after the answer.")
+        raise NotYet("parallel calls overspent.",
+                     "the provider received more requests than the budget allows. Every call passed the check "
+                     "before any of them spent. Reserve the credit before the `await` (check and spend together, "
+                     "under an asyncio.Lock), not after the answer.")
     good = answers(results)
     if provider.most_in_flight < 2 <= len(good):
-        raise NotYet("the calls reached the provider one at a time: the lock is held while waiting for the "
-                     "provider. Hold it only to check and reserve; release it before the `await`.")
+        raise NotYet("the calls reached the provider one at a time.",
+                     "the lock is held while waiting for the provider. Hold it only to check and reserve; "
+                     "release it before the `await`.")
     if len(good) < parallel:
-        raise NotYet("fewer parallel calls succeeded than the budget allows: reserve one credit per call (use "
-                     "the `credits` you are given), and refuse only when no credit is left.")
+        raise NotYet("fewer parallel calls succeeded than the budget allows.",
+                     "reserve one credit per call (use the `credits` you are given), and refuse only when no "
+                     "credit is left.")
     for result in results:
         if isinstance(result, Exception) or result.is_error:
             refusal(result, "a call over the budget")
@@ -159,9 +167,11 @@ def check_budget(build_search_server):
         refusal(results[0], what)
         good = answers(results[1:])
         if provider.charged > credits:
-            raise NotYet(f"after {what}, the session spent more than its budget: {why}")
+            raise NotYet(f"after {what}, the session spent more than its budget.",
+                         f"{why}")
         if len(good) != credits - lost:
-            raise NotYet(f"after {what}, the session got {'fewer' if len(good) < credits - lost else 'more'} "
-                         f"answers than it should: {why}")
+            raise NotYet(f"after {what}, the session got {('fewer' if len(good) < credits - lost else 'more')} "
+                         "answers than it should.",
+                         f"{why}")
         refusal(results[-1], "a call after the budget was spent")
     return "The budget holds under parallel calls, and a credit goes back only when nothing was charged."

@@ -69,6 +69,6 @@ def mcp_server(obj: Any, name: str) -> Any:
 
 def require_tool(tools: dict, name: str, server: str) -> Any:
     if name not in tools:
-        raise NotYet(f"the server has no tool `{name}` yet (it has: {', '.join(tools) or 'none'}). "
+        raise NotYet(f"the server has no tool `{name}` yet (it has: {', '.join(tools) or 'none'}).",
                      f"Decorate a function named {name} with `@{server}.tool()`.")
     return tools[name]

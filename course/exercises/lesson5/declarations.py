@@ -33,31 +33,36 @@ def check_constrained_tool(shipping):
     props = tool.input_schema.get("properties", {})
     weight, country = props.get("weight_kg", {}), props.get("country", {})
     if weight.get("type") != "number":
-        raise NotYet(f"weight_kg should be a number with decimals (1.2 kg is a valid weight): annotate it as "
-                     f"float, not int. The schema says {weight}.")
+        raise NotYet("weight_kg should be a number with decimals (1.2 kg is a valid weight).",
+                     f"annotate it as float, not int. The schema says {weight}.")
     if weight.get("minimum") == 0:
-        raise NotYet("the schema lets through a weight of 0 kg (minimum 0): 'more than 0' is gt=0, not ge=0.")
+        raise NotYet("the schema lets through a weight of 0 kg (minimum 0).",
+                     "'more than 0' is gt=0, not ge=0.")
     if weight.get("exclusiveMinimum") != 0 or weight.get("maximum") != 30:
-        raise NotYet("the schema of weight_kg should say exclusiveMinimum 0 and maximum 30 ('at most 30' includes "
-                     f"30): use Annotated[float, Field(gt=0, le=30, ...)]. It says {weight}.")
+        raise NotYet("the schema of weight_kg should say exclusiveMinimum 0 and maximum 30 ('at most 30' "
+                     "includes 30).",
+                     f"use Annotated[float, Field(gt=0, le=30, ...)]. It says {weight}.")
     if not country.get("pattern"):
-        raise NotYet(f"the schema of country should carry a pattern, so the model sees the rule: use "
-                     f"Field(pattern=r'^[A-Z]{{2}}$', ...). It says {country}.")
+        raise NotYet("the schema of country should carry a pattern, so the model sees the rule.",
+                     f"use Field(pattern=r'^[A-Z]{{2}}$', ...). It says {country}.")
     if not (weight.get("description") and country.get("description")):
-        raise NotYet("give both parameters a description (Field(description=...)): the model reads it.")
+        raise NotYet("give both parameters a description (Field(description=...)).",
+                     "the model reads it.")
     if len(tool.description or "") < 20:
-        raise NotYet("write a docstring for the model: what the tool does and when to use it.")
+        raise NotYet("write a docstring for the model.",
+                     "what the tool does and when to use it.")
     hints = tool.annotations
     if hints is None or hints.read_only_hint is not True:
-        raise NotYet("shipping_cost only computes a price, it changes nothing: tell hosts so with "
-                     "@shipping.tool(annotations=ToolAnnotations(read_only_hint=True)) (from mcp.types), "
-                     "so they can call it without asking the user.")
+        raise NotYet("shipping_cost only computes a price, it changes nothing.",
+                     "tell hosts so with @shipping.tool(annotations=ToolAnnotations(read_only_hint=True)) (from "
+                     "mcp.types), so they can call it without asking the user.")
     for index, (result, (arguments, cost)) in enumerate(zip(results[:len(good)], good, strict=True)):
         which = "the example (2 kg to DE)" if index == 0 else "a weight you have not seen (not the example's)"
         if isinstance(result, Exception):
             raise NotYet(f"a valid call for {which} raised {type(result).__name__}. {PROTOCOL_ERROR}")
         if result.is_error:
-            raise NotYet(f"a valid call for {which} failed: {text(result)[:200]}")
+            raise NotYet(f"a valid call for {which} failed.",
+                         f"{text(result)[:200]}")
         said = (result.structured_content or {}).get("cost_eur")
         if said is None:
             raise NotYet("return a dict with the key cost_eur, e.g. {'country': country, 'cost_eur': ...}, "
@@ -67,15 +72,18 @@ def check_constrained_tool(shipping):
                         else " Compute it from weight_kg: 4.90 + 1.00 x weight_kg.")
             raise NotYet(f"the cost for {which} is wrong ({said}).{rounding}")
         if result.structured_content.get("country") != arguments["country"]:
-            raise NotYet("the answer should repeat the country it was asked for: {'country': country, ...}.")
+            raise NotYet("the answer should repeat the country it was asked for.",
+                         "{'country': country, ...}.")
     for result, (_, what) in zip(results[len(good):], bad, strict=True):
         if isinstance(result, Exception) or not result.is_error:
-            raise NotYet(f"{what} was accepted. The rule belongs in the signature, so the SDK rejects the call "
-                         "before your function runs. A pattern matches anywhere in the text unless anchored: "
-                         "use ^...$ (exactly ^[A-Z]{2}$).")
+            raise NotYet(f"{what} was accepted.",
+                         "The rule belongs in the signature, so the SDK rejects the call before your function "
+                         "runs. A pattern matches anywhere in the text unless anchored: use ^...$ (exactly "
+                         "^[A-Z]{2}$).")
         if "validation error" not in text(result):
-            raise NotYet(f"{what} was refused by your code, not by the schema: put the rule in the signature "
-                         "(Field(gt=..., le=..., pattern=...)) so the model sees it before calling.")
+            raise NotYet(f"{what} was refused by your code, not by the schema.",
+                         "put the rule in the signature (Field(gt=..., le=..., pattern=...)) so the model sees "
+                         "it before calling.")
     return "The schema carries the limits, the SDK enforces them, and hosts know the tool only reads."
 
 
@@ -98,25 +106,28 @@ def check_annotations(parcels, PARCELS):
     for name in ("parcel_status", "add_delivery_note", "cancel_parcel"):
         require_tool(tools, name, "parcels")
     if not results or getattr(results[0], "is_error", True) or not added or not added["notes"]:
-        raise NotYet("add_delivery_note no longer adds the note: change only the decorators, keep the functions.")
+        raise NotYet("add_delivery_note no longer adds the note.",
+                     "change only the decorators, keep the functions.")
     read_only, destructive = _hints(tools, "parcel_status")
     if read_only is not True:
-        raise NotYet("parcel_status only reads: say read_only_hint=True, so a host can call it without asking.")
+        raise NotYet("parcel_status only reads.",
+                     "say read_only_hint=True, so a host can call it without asking.")
     if destructive is True:
-        raise NotYet("parcel_status only reads, so it cannot be destructive: drop destructive_hint=True.")
+        raise NotYet("parcel_status only reads, so it cannot be destructive.",
+                     "drop destructive_hint=True.")
     read_only, destructive = _hints(tools, "add_delivery_note")
     if read_only is True:
-        raise NotYet("add_delivery_note changes a parcel (it adds a note), yet it says read_only_hint=True: a host "
-                     "would let the model write without asking. Say read_only_hint=False.")
+        raise NotYet("add_delivery_note changes a parcel (it adds a note), yet it says read_only_hint=True.",
+                     "a host would let the model write without asking. Say read_only_hint=False.")
     if destructive is not False:
         raise NotYet("add_delivery_note only adds, it destroys and overwrites nothing: say destructive_hint=False"
                      + (" (without it, MCP assumes a writing tool may be destructive)." if destructive is None
                         else "."))
     read_only, destructive = _hints(tools, "cancel_parcel")
     if read_only is True:
-        raise NotYet("cancel_parcel changes a parcel for good, yet it says read_only_hint=True: a host would let "
-                     "the model cancel parcels without asking. Say read_only_hint=False.")
+        raise NotYet("cancel_parcel changes a parcel for good, yet it says read_only_hint=True.",
+                     "a host would let the model cancel parcels without asking. Say read_only_hint=False.")
     if destructive is False:
-        raise NotYet("cancel_parcel cannot be undone: it is destructive. Say destructive_hint=True, so a host "
-                     "asks before every call.")
+        raise NotYet("cancel_parcel cannot be undone.",
+                     "it is destructive. Say destructive_hint=True, so a host asks before every call.")
     return "A host can now call parcel_status freely and knows which writing tool can do harm."

@@ -8,7 +8,6 @@ import inspect
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson8.cases import order_id, word
 from course.exercises.lesson8.given import GIVEN_RESOURCES, GIVEN_TENANTS
-from course.exercises.plain import same
 from course.exercises.seeds import draws
 
 # What an unknown order's error code tells about the learner's code.
@@ -24,7 +23,7 @@ def check_resource_template(add_order_resources):
     from mcp import MCPError
     from mcp.server.mcpserver import MCPServer
 
-    from course.exercises.lesson6_cases import in_memory
+    from course.exercises.lesson6.cases import in_memory
 
     rng = draws()
     orders = {}
@@ -62,29 +61,34 @@ def check_resource_template(add_order_resources):
     fixed, templates, texts, unknown = run_async(attempt)
     per_order = [uri for uri in fixed if uri.removeprefix("orders://") in orders]  # an index beside it is fine
     if per_order:
-        raise NotYet(f"the server lists a fixed resource per order ({per_order[0]}, ...): that does not scale and "
-                     "misses orders added later. Register one template: @server.resource(\"orders://{order_id}\").")
+        raise NotYet(f"the server lists a fixed resource per order ({per_order[0]}, ...).",
+                     'that does not scale and misses orders added later. Register one template: '
+                     '@server.resource("orders://{order_id}").')
     if "orders://{order_id}" not in templates:
-        raise NotYet(f"the server lists the templates {templates or 'none'}; it should list exactly "
-                     "\"orders://{order_id}\" (the function's parameter must be called order_id).")
+        raise NotYet(f"the server lists the templates {templates or 'none'}, not exactly \"orders://{{order_id}}\".",
+                     "register @mcp.resource(\"orders://{order_id}\") on a function whose parameter is called "
+                     "order_id.")
     for oid, text in texts.items():
         if isinstance(text, Exception):
-            raise NotYet(f"reading orders://{oid} failed ({text.message}): use the `orders` you were given "
-                         "(the check makes up its own), not course.orders.")
+            raise NotYet(f"reading orders://{oid} failed ({text.message}).",
+                         "use the `orders` you were given (the check makes up its own), not course.orders.")
         order = orders[oid]
         if oid not in text or order["status"] not in text or f"{order['total']:.2f}" not in text:
-            raise NotYet(f"orders://{oid} reads {text!r}: it should name the order, its status ({order['status']}) "
-                         f"and its total with two decimals ({order['total']:.2f}).")
+            raise NotYet(f"orders://{oid} reads {text!r}.",
+                         f"it should name the order, its status ({order['status']}) and its total with two "
+                         f"decimals ({order['total']:.2f}).")
     if unknown is None:
-        raise NotYet(f"orders://{missing} (an order that does not exist) was read without an error: raise "
-                     "MCPError(INVALID_PARAMS, ...) so the client learns it asked for something that is not there.")
+        raise NotYet(f"orders://{missing} (an order that does not exist) was read without an error.",
+                     "raise MCPError(INVALID_PARAMS, ...) so the client learns it asked for something that is "
+                     "not there.")
     if unknown.code != -32602:
         why = WRONG_CODES.get(unknown.code, "")
         raise NotYet(f"an unknown order gives error {unknown.code}{why}; the spec says -32602 (invalid params) "
-                     "for a resource that does not exist: raise MCPError(INVALID_PARAMS, \"No order ...\") "
-                     "(or the SDK's ResourceNotFoundError).")
+                     "for a resource that does not exist.",
+                     'raise MCPError(INVALID_PARAMS, "No order ...") (or the SDK\'s ResourceNotFoundError).')
     if missing not in str(unknown.message):
-        raise NotYet(f"the error for {missing} says {unknown.message!r}: name the order that was not found.")
+        raise NotYet(f"the error for {missing} says {unknown.message!r}.",
+                     "name the order that was not found.")
     return "One template serves every order, and a missing one is the client's mistake (-32602), not yours."
 
 
@@ -104,8 +108,8 @@ def check_route_tenant(route):
               (by[b].token, only_b, (b, "billing")), (by[b].token, shared, (b, "docs"))]
     for token, tool, wanted in expect:
         got = route(tenants, token, tool)
-        if not same(tuple(got) if isinstance(got, list | tuple) else got, wanted):
-            raise NotYet(f"route(tenants, <{wanted[0]}'s token>, {tool!r}) returned {got!r}; expected {wanted!r}: "
+        if (tuple(got) if isinstance(got, list | tuple) else got) != wanted:
+            raise NotYet(f"route(tenants, <{wanted[0]}'s token>, {tool!r}) returned {got!r}; expected {wanted!r}.",
                          "return the tenant the token belongs to and the backend whose allowlist has the tool.")
     refusals = [(by[b].token, only_a, f"{only_a} (a tool only {a} may use) for {b}'s token",
                  ": look in the allowlist of the token's own tenant, not in every tenant's"),
@@ -120,12 +124,14 @@ def check_route_tenant(route):
             continue
         except Exception as e:  # noqa: BLE001 - a lookup that failed by accident (KeyError, StopIteration)
             # A sentence, not a colon, after the exception's name: what is wrong stays the first hint (hints.split).
-            raise NotYet(f"for {case}, your route raised {type(e).__name__}. Raise PermissionError on purpose, "
-                         "so that the gateway answers 'not allowed' instead of crashing.") from None
+            raise NotYet(f"for {case}, your route raised {type(e).__name__}.",
+                         "Raise PermissionError on purpose, so that the gateway answers 'not allowed' instead of "
+                         "crashing.") from None
         if got is None:
-            raise NotYet(f"for {case}, your route returned None instead of refusing: raise PermissionError, so "
-                         "that the gateway answers 'not allowed' (None routes nowhere, and says nothing)" + advice
-                         + ".")
-        raise NotYet(f"{case} was routed{advice} (it returned {got!r}); raise PermissionError instead.")
+            raise NotYet(f"for {case}, your route returned None instead of refusing.",
+                         "raise PermissionError, so that the gateway answers 'not allowed' (None routes nowhere, "
+                         "and says nothing)" + advice + ".")
+        raise NotYet(f"{case} was routed{advice} (it returned {got!r}).",
+                     "raise PermissionError instead, so the gateway answers 'not allowed'.")
     return "The token picks the tenant; only that tenant's allowlist picks the backend."
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from course.exercises import NotYet, exercise, run_async
 from course.exercises.lesson8.cases import order_id, word
 from course.exercises.lesson8.given import GIVEN_INJECTION, GIVEN_TOOLS
-from course.exercises.plain import among, plain
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
@@ -23,8 +22,8 @@ def check_injection_rule(customer_orders_only):
     question = f"My order {own} arrived broken. Can I get my money back?"
     rule = customer_orders_only(question)
     if not callable(rule):
-        raise NotYet(f"customer_orders_only returned {type(rule).__name__}; return a rule: a function "
-                     "(tool, arguments) -> 'allow' | 'deny' | 'ask' | None.")
+        raise NotYet(f"customer_orders_only returned {type(rule).__name__}; return a rule.",
+                     "a function (tool, arguments) -> 'allow' | 'deny' | 'ask' | None.")
     cases = [("issue_refund", {"order_id": other, "amount": 54.0, "reason": "goodwill"}, "deny",
               f"a refund for {other}, an order the customer never mentioned, was not denied"),
              ("issue_refund", {"order_id": own, "amount": 10.0, "reason": "broken"}, None,
@@ -38,24 +37,31 @@ def check_injection_rule(customer_orders_only):
              ("search_docs", {"query": "refund"}, None, "a call without an order_id should be left alone (None)")]
     for tool, arguments, wanted, hint in cases:
         try:
-            got = plain(rule(tool, dict(arguments)))
+            got = rule(tool, dict(arguments))
         except Exception as e:  # noqa: BLE001 - the learner's rule crashed: say on what
             self_contained(e)
-            raise NotYet(f"the rule crashed on {tool}({arguments}) with {type(e).__name__}: {e}.") from None
-        if not among(got, (*DECISIONS, None)):
-            raise NotYet(f"the rule returned {got!r}; a rule returns 'allow', 'deny', 'ask' or None.")
+            raise NotYet(f"the rule crashed on {tool}({arguments}) with {type(e).__name__}: {e}.",
+                         "a rule gets whatever the model sent: read the arguments with .get() and test their type "
+                         "before you use them.") from None
+        if got not in (*DECISIONS, None):
+            raise NotYet(f"the rule returned {got!r}.",
+                         "a rule returns 'allow', 'deny', 'ask' or None.")
         if got == "allow":
-            raise NotYet(f"the rule returned 'allow' for {tool}: that skips the human's approval for a write. "
-                         "Return None for what the rule does not stop.")
+            raise NotYet(f"the rule returned 'allow' for {tool}.",
+                         "that skips the human's approval for a write. Return None for what the rule does not "
+                         "stop.")
         if got != wanted:
-            raise NotYet(f"{hint} (it returned {got!r}).")
+            raise NotYet(f"{hint} (it returned {got!r}).",
+                         "say 'deny' for an order id in the arguments that the question does not name, and None "
+                         "for everything else.")
     two = customer_orders_only(f"Orders {own} and {other} are both late.")
     if two("get_order_record", {"order_id": other}) is not None:
-        raise NotYet("with two orders in the question, the second one was denied: find every order number "
-                     "(course.orders.ORDER_ID.findall, or re.findall(r'\\bA\\d{4}\\b', question)).")
+        raise NotYet("with two orders in the question, the second one was denied.",
+                     "find every order number (course.orders.ORDER_ID.findall, or re.findall(r'\\bA\\d{4}\\b', "
+                     "question)).")
     if _injected_refund_runs(customer_orders_only, f"Order {own} arrived broken: how long do I have for a refund?"):
-        raise NotYet("with your rule on the host, the poisoned document still got its refund through: the rule "
-                     "must deny the injected order's refund when the host asks it.")
+        raise NotYet("with your rule on the host, the poisoned document still got its refund through.",
+                     "the rule must deny the injected order's refund when the host asks it.")
     return "The injected refund is denied whatever the document says; the customer's own still goes to a human."
 
 
@@ -123,27 +129,30 @@ def check_changed_tool(changed_tools):
         found = changed_tools(dict(pinned), list(listed))
     except AttributeError as e:
         if any(old in str(e) for old in ("inputSchema", "outputSchema")):  # mcp 1.x's spelling
-            raise NotYet(f"{e}: in mcp 2.x a Tool's fields are snake_case (tool.input_schema, tool.output_schema); "
+            raise NotYet(f"{e}.",
+                         "in mcp 2.x a Tool's fields are snake_case (tool.input_schema, tool.output_schema); "
                          "inputSchema is the JSON name on the wire and mcp 1.x's attribute.") from None
         raise
     if not isinstance(found, set | frozenset | list | tuple):
-        raise NotYet(f"changed_tools returned {type(found).__name__}; return a set of tool names.")
+        raise NotYet(f"changed_tools returned a {type(found).__name__}.",
+                     "return a set of tool names.")
     found = set(found)
     if names[7] in found:
-        raise NotYet("a tool that was never pinned counts as changed: it is new (the host pins it when you allow it), "
-                     "so leave it out.")
+        raise NotYet("a tool that was never pinned counts as changed.",
+                     "it is new (the host pins it when you allow it), so leave it out.")
     if reordered in found:
-        raise NotYet("a tool whose schema lists the same parameters in another order counts as changed: compare the "
-                     "definitions as data (dicts), or as JSON with sort_keys=True, not as text.")
+        raise NotYet("a tool whose schema lists the same parameters in another order counts as changed.",
+                     "compare the definitions as data (dicts), or as JSON with sort_keys=True, not as text.")
     if same in found:
-        raise NotYet("an unchanged tool counts as changed: compare the definitions, not the objects' identity.")
+        raise NotYet("an unchanged tool counts as changed.",
+                     "compare the definitions, not the objects' identity.")
     for name, what in ((described, "description"), (schema, "input schema (a new card_number parameter)"),
                        (reworded, "input schema (the same parameters, but order_id's description now asks for "
                                   "the card number: the model reads it too)"),
                        (annotated, "annotations (read_only_hint went from True to False)"),
                        (widened, "annotations (open_world_hint appeared: it now reaches outside)")):
         if name not in found:
-            raise NotYet(f"a tool whose {what} changed was not found: compare description, input_schema and "
-                         "annotations, each whole.")
+            raise NotYet(f"a tool whose {what} changed was not found.",
+                         "compare description, input_schema and annotations, each whole.")
     return "Same name, new definition: that is what a pin catches."
 

@@ -7,7 +7,6 @@ import copy
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import field_of, schema, valid_answer, word
 from course.exercises.lesson9.given import GIVEN
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 KEYS = ("name", "kind", "label", "required", "choices")
@@ -15,12 +14,11 @@ KEYS = ("name", "kind", "label", "required", "choices")
 
 def as_dict(item: object) -> dict:
     """A learner's field as a dict, whether they returned dicts or objects with those attributes."""
-    item = plain(item)
     if type(item) is dict:
-        got = {k: plain(item.get(k)) for k in KEYS}
+        got = {k: item.get(k) for k in KEYS}
     else:
-        got = {k: plain(getattr(item, k, None)) for k in KEYS}
-    got["choices"] = list(plain(got["choices"]) or [])
+        got = {k: getattr(item, k, None) for k in KEYS}
+    got["choices"] = list(got["choices"] or [])
     return got
 
 
@@ -35,20 +33,23 @@ def check_form_fields(form_fields):
         before = copy.deepcopy(s)
         got = form_fields(s)
         if s != before:
-            raise NotYet("form_fields changed the schema it was given: read it, don't edit it (the SDK keeps it).")
+            raise NotYet("form_fields changed the schema it was given.",
+                         "read it, don't edit it (the SDK keeps it).")
         if not isinstance(got, list):
-            raise NotYet(f"form_fields returned {type(got).__name__}; return a list, one field per property.")
+            raise NotYet(f"form_fields returned a {type(got).__name__}.",
+                     "return a list, one field per property.")
         want = [as_dict(f) for f in reference(s)]
         mine = [as_dict(f) for f in got]
         if [f["name"] for f in mine] != [f["name"] for f in want]:
             raise NotYet(f"the fields are {[f['name'] for f in mine]}; the schema's properties are "
-                         f"{[f['name'] for f in want]}: one field per property, in the schema's order.")
+                         f"{[f['name'] for f in want]}.",
+                         "one field per property, in the schema's order.")
         for m, w in zip(mine, want, strict=True):
             for key in KEYS:
-                if not same(m[key], w[key]):
+                if m[key] != w[key]:
                     prop = s["properties"][w["name"]]
                     raise NotYet(f"for the property {w['name']!r} ({prop}), {key} is {m[key]!r}; expected "
-                                 f"{w[key]!r}. {ADVICE[key]}")
+                                 f"{w[key]!r}.", ADVICE[key])
     return "Each property becomes a field of the right kind, labelled, with its choices and whether it is required."
 
 
@@ -70,10 +71,10 @@ def check_answer_problems(problems):
         s = schema(rng)
         for _ in range(3):
             answer = valid_answer(rng, s)
-            got = plain(problems(s, answer))
+            got = problems(s, answer)
             if got != []:
-                raise NotYet(f"problems(schema, {answer}) found {got}, but that answer fits the schema "
-                             f"{s}: a field that is not required may be left out, and a whole number is a number.")
+                raise NotYet(f"problems(schema, {answer}) found {got}, but that answer fits the schema {s}.",
+                             "a field that is not required may be left out, and a whole number is a number.")
         req = s["required"][0]
         number, integer, choice, boolean = (field_of(s, k) for k in ("number", "integer", "enum", "boolean"))
         high = s["properties"][number]["maximum"]
@@ -93,16 +94,17 @@ def check_answer_problems(problems):
                 answer.pop(name, None)
             else:
                 answer[name] = value
-            got = plain(problems(s, answer))
+            got = problems(s, answer)
             if not got:
-                raise NotYet(f"problems found nothing wrong with {case} (answer {answer}); {advice}. "
+                raise NotYet(f"problems found nothing wrong with {case} (answer {answer}); {advice}.",
                              "Nothing that breaks the schema may be sent to the server.")
             if type(got) is not list or not all(type(p) is str for p in got):
-                raise NotYet(f"problems returned {got!r}: return a list of sentences, one per problem.")
+                raise NotYet(f"problems returned {got!r}.",
+                             "return a list of sentences, one per problem.")
             label = s["properties"].get(name, {}).get("title", name)
             if not any(name in p or label in p for p in got):
-                raise NotYet(f"for {case}, the problems {got} don't name the field: put its label ({label!r}) "
-                             "or name in the sentence, so the human knows what to fix.")
+                raise NotYet(f"for {case}, the problems {got} don't name the field.",
+                             f"put its label ({label!r}) or name in the sentence, so the human knows what to fix.")
     return "Only an answer that fits the schema goes out; each problem names its field."
 
 
@@ -126,12 +128,12 @@ def check_secret_question(asks_for_secret):
     for message, props, where in rng.sample(SECRET, len(SECRET)):
         s = {"type": "object", "properties": {**props, word(rng): {"type": "string"}}}
         if not asks_for_secret(message, s):
-            raise NotYet(f"asks_for_secret({message!r}, {s}) let it through; the secret is in {where}. "
+            raise NotYet(f"asks_for_secret({message!r}, {s}) let it through; the secret is in {where}.",
                          "Look at the message and at every property's name, title and description.")
     for message, props in rng.sample(FINE, len(FINE)):
         s = {"type": "object", "properties": props}
         if asks_for_secret(message, s):
-            raise NotYet(f"asks_for_secret({message!r}, {s}) refused a harmless question: match whole words "
-                         "(a regex with \\b, or split into words), so 'shipping' is no PIN and 'passenger' "
-                         "no password.")
+            raise NotYet(f"asks_for_secret({message!r}, {s}) refused a harmless question.",
+                         "match whole words (a regex with \\b, or split into words), so 'shipping' is no PIN and "
+                         "'passenger' no password.")
     return "Questions for passwords, keys, PINs, tokens and card numbers are refused; ordinary ones pass."

@@ -7,7 +7,6 @@ import json
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import word
 from course.exercises.lesson9.given import GIVEN
-from course.exercises.plain import plain, same
 from course.exercises.seeds import draws
 
 
@@ -35,12 +34,14 @@ def check_structured_result(for_model):
     good = {"sku": f"{word(rng, 4).upper()}-{rng.randrange(1, 9)}", "on_hand": rng.randrange(0, 40),
             "warehouse": rng.choice(["north", "south"])}
     text = f"{good['sku']}: {good['on_hand']} on hand"
-    reply = plain(for_model(tool, schema, good, text))
+    reply = for_model(tool, schema, good, text)
     if type(reply) is not str or not holds(reply, good):
-        raise NotYet(f"for a result that fits its schema, for_model returned {reply!r}: give the model the "
-                     "structure as JSON (json.dumps(structured)), with the text beside it if you like.")
-    if not same(for_model(tool, None, None, text), text):
-        raise NotYet("for a tool with no outputSchema, return the text as it is: there is no structure to check.")
+        raise NotYet(f"for a result that fits its schema, for_model returned {reply!r}.",
+                     "give the model the structure as JSON (json.dumps(structured)), with the text beside it if "
+                     "you like.")
+    if for_model(tool, None, None, text) != text:
+        raise NotYet("for a tool with no outputSchema, return the text as it is.",
+                     "there is no structure to check.")
     broken = [({**good, "on_hand": str(good["on_hand"])}, "on_hand as a string"),
               ({**good, "on_hand": -3}, "on_hand below its minimum"),
               ({k: v for k, v in good.items() if k != "warehouse"}, "the required warehouse missing"),
@@ -51,10 +52,11 @@ def check_structured_result(for_model):
             got = for_model(tool, schema, data, text)
         except ValueError as e:
             if tool not in str(e):
-                raise NotYet(f"for {case}, the error says {str(e)!r}: name the tool ({tool!r}) so the human "
-                             "knows which server to look at.") from None
+                raise NotYet(f"for {case}, the error says {str(e)!r}.",
+                             f"name the tool ({tool!r}) so the human knows which server to look at.") from None
             continue
         raise NotYet(f"for a result with {case}, for_model returned {got!r}; the result breaks the tool's own "
-                     "schema: raise ValueError (e.g. BrokenResult) naming the tool. jsonschema.validate "
-                     "checks types, minimum, required and enum for you.")
+                     "schema.",
+                     "raise ValueError (e.g. BrokenResult) naming the tool. jsonschema.validate checks types, "
+                     "minimum, required and enum for you.")
     return "A result that breaks its schema is refused, naming the tool; a good one reaches the model as JSON."

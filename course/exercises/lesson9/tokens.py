@@ -5,7 +5,6 @@ from __future__ import annotations
 from course.exercises import NotYet, exercise
 from course.exercises.lesson9.cases import word
 from course.exercises.lesson9.given import GIVEN
-from course.exercises.plain import plain
 from course.exercises.seeds import draws
 
 NOW = 1_900_000_000
@@ -37,11 +36,12 @@ def check_token_check(token_problem):
     ]
     rng.shuffle(cases)
     for token, needed, want, case in cases:
-        got = plain(token_problem(dict(token), me, list(needed), NOW))
+        got = token_problem(dict(token), me, list(needed), NOW)
         if got != want:
             advice = {None: "it should pass", "invalid_token": "answer \"invalid_token\" (HTTP 401)",
                       "insufficient_scope": "answer \"insufficient_scope\" (HTTP 403)"}[want]
-            raise NotYet(f"for {case}, token_problem returned {got!r}; {advice}. Compare the audience with the "
-                         "whole URL (a string or a list of them), check exp against now, and split the scope "
-                         "string on spaces before you look for each needed scope.")
+            raise NotYet(f"for {case}, token_problem returned {got!r}; {advice}.",
+                         "Compare the audience with the whole URL (a string or a list of them), check exp "
+                         "against now, and split the scope string on spaces before you look for each needed "
+                         "scope.")
     return "Only a live token for this server, with every scope needed, gets through; the rest get the right error."

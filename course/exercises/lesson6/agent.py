@@ -15,14 +15,11 @@ from typing import Any
 
 from course.backend import MODEL
 from course.exercises import NotYet, exercise, run_async
-from course.exercises.lesson6 import DOCS_ALLOW, GIVEN_EXECUTE, awaited
-from course.exercises.lesson6_cases import READ, docs_server, input_schema, made_server
-from course.exercises.plain import plain, same
+from course.exercises.lesson6.cases import READ, docs_server, input_schema, made_server
+from course.exercises.lesson6.client import DOCS_ALLOW, awaited
+from course.exercises.lesson6.given import GIVEN_AGENT
 from course.exercises.seeds import draws
 
-GIVEN_AGENT = GIVEN_EXECUTE + """
-import json
-"""
 QUESTION = "The mugs from my order A1002 arrived broken. What does your policy say? Can I get my money back?"
 
 
@@ -60,7 +57,6 @@ class Execute:
         self.made = self.ran = 0
 
     def __call__(self, name: str, arguments: str) -> Any:
-        name, arguments = plain((name, arguments))
         self.made += 1
         return self.run(name, arguments)
 
@@ -74,7 +70,7 @@ def loop(agent: Any, llm: Any, question: str, tools: list, execute: Any, max_ste
         return await awaited(agent(llm, MODEL, question, tools, execute, max_steps),
                              "agent(llm, model, question, tools, execute, max_steps)")
 
-    return plain(guarded(go))
+    return guarded(go)
 
 
 def guarded(go: Any) -> Any:
@@ -85,17 +81,21 @@ def guarded(go: Any) -> Any:
         return run_async(go, limit=20, hint=" (does the loop stop when the model answers in text?)")
     except AttributeError as e:
         if "coroutine" in str(e):
-            raise NotYet("llm is an async client (AsyncOpenAI): `response = await llm.chat.completions.create(...)`."
+            raise NotYet("llm is an async client (AsyncOpenAI).",
+                         "`response = await llm.chat.completions.create(...)`."
                          ) from None
         raise
     except openai.BadRequestError as e:
-        raise NotYet(f"the API refused a request ({e.message[:300]}).") from None
+        raise NotYet(f"the API refused a request ({e.message[:300]}).",
+                         "print the messages your loop sends just before that request: every tool call needs its tool "
+                         "message, right after the assistant's message (lesson 1).") from None
     except TypeError as e:
         if "coroutine" in str(e):
-            raise NotYet("execute is async: `await execute(name, arguments)` gives its text; without await the "
-                         "tool message holds a coroutine.") from None
-        raise NotYet(f"a request could not be sent ({e}): the messages must be dicts, or the SDK's message "
-                     "objects, with text content.") from None
+            raise NotYet("execute is async.",
+                         "`await execute(name, arguments)` gives its text; without await the tool message holds "
+                         "a coroutine.") from None
+        raise NotYet(f"a request could not be sent ({e}).",
+                     "the messages must be dicts, or the SDK's message objects, with text content.") from None
 
 
 def scripted(rng: random.Random, names: list[str], rounds: int) -> Any:
@@ -124,7 +124,8 @@ def check_agent(agent):
     from course.scripted import ScriptedModel, call
 
     if not callable(agent):
-        raise NotYet("agent should be a function agent(llm, model, question, tools, execute, max_steps).")
+        raise NotYet("agent is not a function.",
+                     "define `async def agent(llm, model, question, tools, execute, max_steps)` in the cell.")
     story(agent)
     rng = draws()
     for rounds, spare in [(rng.randint(2, 3), 0), (rng.randint(1, 3), rng.randint(1, 2)), (0, 0)]:
@@ -134,19 +135,23 @@ def check_agent(agent):
         got = loop(agent, ScriptedModel(model).async_client(max_retries=0), f"Question {rng.randint(1, 999)}?",
                    tools, execute, rounds + 1 + spare)
         if execute.made > execute.ran:
-            raise NotYet("execute is async: `await execute(name, arguments)` gives its text.")
+            raise NotYet("execute is async.",
+                         "`await execute(name, arguments)` gives its text.")
         if model.wrong_results:
-            raise NotYet("a tool message holds the wrong text: answer each call with the text `await "
-                         "execute(call.function.name, call.function.arguments)` returns, under that call's id.")
+            raise NotYet("a tool message holds the wrong text.",
+                         "answer each call with the text `await execute(call.function.name, "
+                         "call.function.arguments)` returns, under that call's id.")
         if len(model.requests) < rounds + 1:
-            raise NotYet("the loop stopped before the model answered: while the model asks for tools, run them "
-                         "and ask again" + (" (the answer may come on the last allowed step: max_steps counts "
-                                            "requests, all of them)." if spare == 0 and rounds else "."))
+            raise NotYet("the loop stopped before the model answered.",
+                         "while the model asks for tools, run them and ask again" + (
+                             " (the answer may come on the last allowed step: max_steps counts requests, all of "
+                             "them)." if spare == 0 and rounds else "."))
         if any("tools" not in body for body in model.requests):
-            raise NotYet("a request went out without the tools: pass tools=tools on every request.")
-        if not same(got, model.answers[-1]):
-            raise NotYet(f"agent should return the model's answer text (message.content); it returned "
-                         f"{str(got)[:80]!r}.")
+            raise NotYet("a request went out without the tools.",
+                         "pass tools=tools on every request.")
+        if got != model.answers[-1]:
+            raise NotYet(f"agent returned {str(got)[:80]!r}, not the model's answer.",
+                         "return message.content of the response that asks for no tool.")
     max_steps = rng.randint(2, 4)
     tools = definitions(rng)
     name = tools[0]["function"]["name"]
@@ -155,10 +160,11 @@ def check_agent(agent):
     if len(model.requests) != max_steps:
         more = "more" if len(model.requests) > max_steps else "fewer"
         raise NotYet(f"with a model that never stops calling tools, the loop sent {more} requests than max_steps "
-                     "allows: send at most max_steps requests (count the first one too), then stop.")
+                     "allows.",
+                     "send at most max_steps requests (count the first one too), then stop.")
     if not isinstance(got, str) or not got.strip():
-        raise NotYet("when the step limit ends the loop, return a short text that says so (the user gets an "
-                     f"answer either way), not {got!r}.")
+        raise NotYet(f"when the step limit ended the loop, agent returned {got!r}.",
+                     "return a short text that says the step limit was reached: the user gets an answer either way.")
     return "The loop asks, runs every call through execute, and stops at an answer or at the step limit."
 
 
@@ -184,8 +190,9 @@ def story(agent: Any) -> None:
     with docs_server() as (server, _):
         reply, ran = guarded(go)
     if not ran:
-        raise NotYet("no tool call reached the document server: run each of the model's calls with `await "
-                     "execute(call.function.name, call.function.arguments)`.")
-    if not model.answers or not same(reply, model.answers[-1]):
-        raise NotYet(f"for the lesson's question, agent should return the model's answer text; it returned "
-                     f"{str(reply)[:80]!r}.")
+        raise NotYet("no tool call reached the document server.",
+                     "run each of the model's calls with `await execute(call.function.name, "
+                     "call.function.arguments)`.")
+    if not model.answers or reply != model.answers[-1]:
+        raise NotYet(f"for the lesson's question, agent returned {str(reply)[:80]!r}.",
+                     "return the model's answer text (message.content) once it answers without asking for a tool.")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson4 import GIVEN_POLICY, outcome_of
-from course.exercises.lesson4_cases import apart, arguments, look_alikes, names
-from course.exercises.plain import among, same
+from course.exercises.lesson4.cases import apart, arguments, look_alikes, names
+from course.exercises.lesson4.given import GIVEN_POLICY
+from course.exercises.lesson4.rules import outcome_of
 from course.exercises.seeds import draws
 
 
@@ -65,19 +65,19 @@ def policy_hint(name: str, args: dict, risks: dict, allowlist, rules, got: objec
     if got is None and rules:
         return ("decide returned None: a rule that returns None has no opinion. Skip it and try the next rule; "
                 "when no rule decides, the risk does.")
-    if not among(got, ("allow", "deny", "ask")):
+    if got not in ("allow", "deny", "ask"):
         return f"decide returned {got!r}; it returns one of 'allow', 'deny' or 'ask'."
     if allowlist is not None and name not in allowlist:
         if not allowlist:
             return ("with an empty allowlist (set()) every call should be denied. `if allowlist and ...` treats "
                     "an empty set like no allowlist at all: compare with None (`allowlist is not None`).")
-        if opinions and same(got, opinions[0]):
+        if opinions and got == opinions[0]:
             return ("a rule let through a tool that is not on the allowlist: check the allowlist first, before "
                     "any rule, so nothing can open what the allowlist closes.")
         return ("a tool that is not on the allowlist was not denied (only exact names on the list pass): deny it, "
                 "whatever its risk.")
     if opinions:
-        if among(got, opinions[1:]):
+        if got in opinions[1:]:
             return "the rules were not tried in order: the first rule that returns a decision wins."
         return (f"a rule decided {opinions[0]!r} for a call, but decide gave {got!r}: try each rule in order, with "
                 "the call's name and arguments, and return the first decision that is not None.")
@@ -115,6 +115,6 @@ def check_policy(decide):
     for (about, call), o in sorted(zip(cases, got, strict=True), key=lambda c: policy_rank(c[0][1])):
         value = outcome_of(o, f"a call with {about}")
         want = spec_decide(*call)
-        if not same(value, want):
+        if value != want:
             raise NotYet(policy_hint(*call, value, want))
     return f"{len(cases)} calls to tools made up on the spot: allowlist first, then the rules, then the risk."

@@ -29,6 +29,11 @@ WRITES = "writes"  # read_only_hint=False
 NOT_DESTRUCTIVE = "not destructive"  # only destructive_hint=False: read_only_hint is missing, so it may write
 FAILS = "fails"  # read-only, answers is_error=True with a text that does not start with "Error"
 SLOW = "slow"  # read-only, takes SLOW_SECONDS
+# How a hint names each kind, when a call of one made the learner's code crash.
+KIND_NAMES = {"read": "a read-only tool", "unannotated": "a tool with no annotations (`tool.annotations` is None)",
+         "writes": "a tool that may write (read_only_hint=False)",
+         "not destructive": "a tool whose annotations have no read_only_hint (only destructive_hint=False)",
+         "fails": "a tool that fails (is_error=True)", "slow": "a tool slower than the timeout"}
 
 
 def tool_name(rng: random.Random, taken: set[str]) -> str:

@@ -9,10 +9,11 @@ entry in the log.
 
 from __future__ import annotations
 
+import copy
+
 from course.exercises import NotYet, exercise
-from course.exercises.lesson4 import GIVEN_GUARD, GIVEN_LOG
-from course.exercises.lesson4_cases import CheckApprover, Trace, drive, guard_case, spy
-from course.exercises.plain import rebuilt, same
+from course.exercises.lesson4.cases import CheckApprover, Trace, drive, guard_case, spy
+from course.exercises.lesson4.given import GIVEN_GUARD, GIVEN_LOG
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
@@ -31,7 +32,7 @@ def kind_of(policy, call) -> str:
 
 def run_guard(make, needs_log: bool):
     """Build the learner's guard on a made-up policy and run a made-up model's calls through it."""
-    from course.permissions import DecisionLog, Policy
+    from course.permissions import DecisionLog
 
     rng = draws()
     policy, calls = guard_case(rng)
@@ -39,11 +40,9 @@ def run_guard(make, needs_log: bool):
     approver = CheckApprover(calls, trace, who=f"the check's approver {rng.randint(100, 999)}")
     log = DecisionLog()
     execute = spy(calls, trace, rng)
-    # The learner's guard gets a copy (made as data: deepcopy would cache __slotnames__ on Policy, which grading
-    # takes for code that changed the course). What should have happened is worked out from the check's own
-    # policy, so a guard that rewrites the one it was given (everything 'read', no allowlist) changes nothing.
-    allowlist = None if policy.allowlist is None else set(policy.allowlist)
-    given = Policy(dict(policy.risks), allowlist, list(policy.rules))
+    # The learner's guard gets a copy. What should have happened is worked out from the check's own policy, so a
+    # guard that rewrites the one it was given (everything 'read', no allowlist) changes nothing.
+    given = copy.deepcopy(policy)
     run = make(execute, given, approver, log) if needs_log else make(execute, given, approver)
     if not callable(run):
         raise NotYet(f"your function should return the guarded execute (an async function of name and "
@@ -62,27 +61,30 @@ def judge_guard(policy, calls, trace) -> None:
     for i in order:
         error = trace.errors[i]
         if isinstance(error, TimeoutError):
-            raise NotYet("when nobody answers in time the approver raises TimeoutError, and your guard let it out. "
+            raise NotYet("when nobody answers in time the approver raises TimeoutError, and your guard let it "
+                         "out.",
                          "Catch it (`except TimeoutError:`) and return a message for the model instead.")
         if error is not None:
             self_contained(error)
-            raise NotYet(f"your guard raised {type(error).__name__} ({error}) for {WHAT[kinds[i]]}: it should "
-                         "always return text the model can read.")
+            raise NotYet(f"your guard raised {type(error).__name__} ({error}) for {WHAT[kinds[i]]}.",
+                         "it should always return text the model can read.")
     if sum(k == "called" for k, _, _ in trace.events) > sum(k == "asked" for k, _, _ in trace.events):
-        raise NotYet("the approver was called but never awaited: approver(request) only makes a coroutine, "
-                     "which is always true. Write `approved = await approver(request)`.")
+        raise NotYet("the approver was called but never awaited.",
+                     "approver(request) only makes a coroutine, which is always true. Write `approved = await "
+                     "approver(request)`.")
     stray = trace.of("asked", -1)
     if stray:
         from course.approval import ApprovalRequest
 
         if not isinstance(stray[0], ApprovalRequest):
-            raise NotYet(f"the approver takes an ApprovalRequest, not {type(stray[0]).__name__}: "
+            raise NotYet(f"the approver takes an ApprovalRequest, not {type(stray[0]).__name__}.",
                          "approver(ApprovalRequest(name, arguments, policy.risk(name))).")
-        raise NotYet("the approver was not shown the arguments the model sent: show the parsed arguments, "
-                     "json.loads(arguments_json), as a dict and unchanged.")
+        raise NotYet("the approver was not shown the arguments the model sent.",
+                     "show the parsed arguments, json.loads(arguments_json), as a dict and unchanged.")
     if trace.of("ran", -1):
-        raise NotYet("the tool got other arguments than the model sent: pass the call on as it is, "
-                     "execute(name, arguments_json), or json.dumps of the arguments the approver was shown.")
+        raise NotYet("the tool got other arguments than the model sent.",
+                     "pass the call on as it is, execute(name, arguments_json), or json.dumps of the arguments "
+                     "the approver was shown.")
     for i in order:
         kind, ran, asked = kinds[i], trace.of("ran", i), trace.of("asked", i)
         if kind in ("deny", "reject", "timeout") and ran:
@@ -93,32 +95,35 @@ def judge_guard(policy, calls, trace) -> None:
     for i in order:
         kind, asked = kinds[i], trace.of("asked", i)
         if kind in ("deny", "allow") and asked:
-            raise NotYet(f"{WHAT[kind]} was put to the approver: only an 'ask' from the policy asks a human "
-                         "(deny: refuse at once; allow: run at once).")
+            raise NotYet(f"{WHAT[kind]} was put to the approver.",
+                         "only an 'ask' from the policy asks a human (deny: refuse at once; allow: run at once).")
         if kind in ("reject", "timeout", "approve"):
             if not asked:
-                raise NotYet("a call the policy asks about never reached the approver: await approver(request) "
-                             "when policy.decide(...) is 'ask'.")
+                raise NotYet("a call the policy asks about never reached the approver.",
+                             "await approver(request) when policy.decide(...) is 'ask'.")
             if len(asked) > 1:
-                raise NotYet("the approver was asked twice about one call: ask once, and use its answer.")
+                raise NotYet("the approver was asked twice about one call.",
+                             "ask once, and use its answer.")
             shown_request(policy, calls[i], asked[0])
     for i in order:
         kind, ran = kinds[i], trace.of("ran", i)
         if kind not in ("allow", "approve"):
             continue
         if not ran:
-            raise NotYet(f"{WHAT[kind]} never reached the tool: call execute(name, arguments_json) and return "
-                         "what it returns.")
+            raise NotYet(f"{WHAT[kind]} never reached the tool.",
+                         "call execute(name, arguments_json) and return what it returns.")
         if len(ran) > 1:
-            raise NotYet(f"{WHAT[kind]} ran {len(ran)} times: run it once.")
+            raise NotYet(f"{WHAT[kind]} ran {len(ran)} times.",
+                         "run it once.")
         name, args = ran[0]
-        if kind == "approve" and not same(trace.of("asked", i)[0].arguments, args):
-            raise NotYet("what ran is not what the approver was shown: the tool must get exactly the arguments "
-                         "the human approved (do not change them after asking).")
-        if not same((name, args), (calls[i].tool, calls[i].arguments)):
-            raise NotYet(f"for {WHAT[kind]}, the tool got other arguments than the model sent: pass the call on "
-                         "as it is, execute(name, arguments_json).")
-        if not same(trace.replies[i], trace.results[i]):
+        if kind == "approve" and trace.of("asked", i)[0].arguments != args:
+            raise NotYet("what ran is not what the approver was shown.",
+                         "the tool must get exactly the arguments the human approved (do not change them after "
+                         "asking).")
+        if (name, args) != (calls[i].tool, calls[i].arguments):
+            raise NotYet(f"for {WHAT[kind]}, the tool got other arguments than the model sent.",
+                         "pass the call on as it is, execute(name, arguments_json).")
+        if trace.replies[i] != trace.results[i]:
             raise NotYet(f"for {WHAT[kind]}, your guard should return what execute returned (the text the model "
                          f"reads); it returned {trace.replies[i]!r:.80}.")
     judge_refusals(kinds, order, calls, trace)
@@ -142,16 +147,14 @@ def shown_request(policy, call, request) -> None:
     from course.approval import ApprovalRequest
 
     if not isinstance(request, ApprovalRequest):
-        raise NotYet(f"the approver takes an ApprovalRequest, not {type(request).__name__}: "
+        raise NotYet(f"the approver takes an ApprovalRequest, not {type(request).__name__}.",
                      "approver(ApprovalRequest(name, arguments, policy.risk(name))).")
-    request = rebuilt(request, ApprovalRequest, "the approval request",
-                      "Build it from the call: ApprovalRequest(name, arguments, policy.risk(name)).")
     if request.tool != call.tool:
-        raise NotYet("the approver was asked about another tool than the one called: ApprovalRequest's first "
-                     "field is the tool's name.")
+        raise NotYet("the approver was asked about another tool than the one called.",
+                     "ApprovalRequest's first field is the tool's name.")
     if request.arguments != call.arguments:
-        raise NotYet("the approver was not shown the arguments the model sent: show the parsed arguments, "
-                     "json.loads(arguments_json), unchanged.")
+        raise NotYet("the approver was not shown the arguments the model sent.",
+                     "show the parsed arguments, json.loads(arguments_json), unchanged.")
     if request.risk != policy.risk(call.tool):
         raise NotYet(f"the request says the risk is {request.risk!r}; give the tool's risk, policy.risk(name).")
 
@@ -173,29 +176,29 @@ DECIDED = {"allow": "allowed", "deny": "denied", "approve": "approved", "reject"
 def check_log(logged_guard):
     if not callable(logged_guard):
         raise NotYet("logged_guard should be a function `logged_guard(execute, policy, approver, log)`.")
-    from course.permissions import LogEntry
 
     policy, calls, trace, approver, log = run_guard(logged_guard, needs_log=True)
     kinds = [kind_of(policy, c) for c in calls]
-    entries = [rebuilt(e, LogEntry, "a log entry", "Record plain values: log.record(name, arguments, decision, "
-                                               "decided_by, ...) with text for the decision and who decided.")
-               for e in log.entries]
+    entries = list(log.entries)
     kind_of_ref = {c.arguments["ref"]: k for c, k in zip(calls, kinds, strict=True)}
     logged = [kind_of_ref.get(e.arguments.get("ref")) for e in entries if isinstance(e.arguments, dict)]
     missing = [k for k in KINDS if logged.count(k) < kinds.count(k)]
     if missing:
-        raise NotYet(f"the log has no entry for {WHAT[missing[0]]}. Every call gets one entry, the ones that did "
-                     "not run too: log.record(name, arguments, decision, decided_by, ...) on every path.")
+        raise NotYet(f"the log has no entry for {WHAT[missing[0]]}.",
+                     "Every call gets one entry, the ones that did not run too: log.record(name, arguments, "
+                     "decision, decided_by, ...) on every path.")
     if len(entries) != len(calls):
-        raise NotYet(f"the log has {len(entries)} entries for {len(calls)} calls: one entry per call, with its "
-                     "final decision (not one for the policy's 'ask' and another for the answer).")
+        raise NotYet(f"the log has {len(entries)} entries for {len(calls)} calls.",
+                     "one entry per call, with its final decision (not one for the policy's 'ask' and another "
+                     "for the answer).")
     for k in KINDS:
         for call, kind, entry in zip(calls, kinds, entries, strict=True):
             if kind != k:
                 continue
             if (entry.tool, entry.arguments) != (call.tool, call.arguments):
                 raise NotYet("the log's entries are not in the order of the calls, or name another tool or other "
-                             "arguments: record each call as it is decided, with the arguments the model sent.")
+                             "arguments.",
+                             "record each call as it is decided, with the arguments the model sent.")
             if entry.decision != DECIDED[kind]:
                 raise NotYet(f"for {WHAT[kind]}, the log says {entry.decision!r}; the decision should be "
                              f"{DECIDED[kind]!r} (one of {', '.join(map(repr, DECIDED.values()))}).")
@@ -205,9 +208,9 @@ def check_log(logged_guard):
                              "ruling's decided_by (policy.judge(name, arguments).decided_by).")
             if kind in ("approve", "reject", "timeout"):
                 if entry.decided_by != approver.who:
-                    raise NotYet(f"for {WHAT[kind]}, 'decided by' is {entry.decided_by!r}: a human decided, so name "
-                                 "the approver, approver.who.")
+                    raise NotYet(f"for {WHAT[kind]}, 'decided by' is {entry.decided_by!r}.",
+                                 "a human decided, so name the approver, approver.who.")
                 if entry.asked_because != ruling.decided_by:
-                    raise NotYet(f"for {WHAT[kind]}, 'asked because' is {entry.asked_because!r}: say why the "
-                                 "policy asked, its ruling's decided_by (e.g. 'risk: write').")
+                    raise NotYet(f"for {WHAT[kind]}, 'asked because' is {entry.asked_because!r}.",
+                                 "say why the policy asked, its ruling's decided_by (e.g. 'risk: write').")
     return f"{len(calls)} calls, {len(entries)} entries: every decision is in the log, with who made it."

@@ -1,66 +1,30 @@
-"""Checks for lesson 4's exercises (notebooks/04_permissions.ipynb), in the order the lesson builds things.
-
-Every check calls the learner's code on calls it makes up as it runs (tool names, amounts, allowlists,
-the approver's answers) from a thread of its own, and works out the right answers only afterwards
-(`lesson4_cases.apart`), so a lookup table or a function that reads its caller's variables fails.
-Hints name what kind of call went wrong, never the call itself. This module has the two rules
-(l4-refund-limit, l4-allowlist); the policy's check is in `lesson4_policy`, the guard's and the log's
-in `lesson4_guard`.
-"""
+"""The checks of lesson 4's two rules, `l4-refund-limit` and `l4-allowlist`, and how a check reads what one call
+of the learner's code gave (`outcome_of`, which `policy` uses too)."""
 
 from __future__ import annotations
 
 import math
 
 from course.exercises import NotYet, exercise
-from course.exercises.lesson4_cases import Outcome, apart, arguments, look_alikes, names
-from course.exercises.plain import plain, same
+from course.exercises.lesson4.cases import Outcome, apart, arguments, look_alikes, names
+from course.exercises.lesson4.given import GIVEN_ALLOWLIST, GIVEN_RULE
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
-
-# What the notebook has imported before each exercise cell (tests/test_exercises_lessons.py compares them).
-GIVEN_RULE = """
-from course.backend import connect
-from course.exercises import check, hint
-from course.stories.lesson4 import support_desk
-from course import show
-from course.paths import WORK
-from course.store import ShopStore
-from course.store import write_atomically
-from course.tools import Toolbox
-"""
-GIVEN_POLICY = GIVEN_RULE
-GIVEN_GUARD = GIVEN_POLICY + """
-from course.permissions import Policy
-from course.orders import find_orders, get_order_status
-from course.approval import WidgetApprover
-from course.approval import choose_approver
-"""
-GIVEN_LOG = GIVEN_GUARD + """
-from course.approval import Guarded, guarded
-from course.agent import Limits, arun_agent
-from course.permissions import DecisionLog
-"""
-GIVEN_ALLOWLIST = GIVEN_LOG + """
-import json
-from course.agent import prompt_estimate
-from course.approval import ScriptedApprover
-from course.scripted import ScriptedModel, call, raw_call
-"""
 
 NEVER_CRASH = ("The model can send anything (a missing amount, text, null): a rule must never crash; when in "
                "doubt, return 'ask'.")
 
 
 def outcome_of(o: Outcome, what: str) -> object:
-    """The value a call returned (plain: see course.exercises.plain), or a hint about the exception it raised."""
+    """The value a call returned, or a hint about the exception it raised."""
     if o.error is not None:
         self_contained(o.error)
         raise NotYet(f"your function raised {type(o.error).__name__} ({o.error}) for {what}. {NEVER_CRASH}")
     if o.changed:
-        raise NotYet(f"your function changed the arguments it was given (for {what}): a rule or a policy only "
-                     "looks at a call, it never edits it. Read values with arguments.get(...).")
-    return plain(o.value)
+        raise NotYet(f"your function changed the arguments it was given (for {what}).",
+                     "a rule or a policy only looks at a call, it never edits it. Read values with "
+                     "arguments.get(...).")
+    return o.value
 
 
 # -- l4-refund-limit ----------------------------------------------------------------------------------
@@ -123,16 +87,19 @@ def check_refund_limit(refund_limit):
         amount, kind = args.get("amount"), refund_case(args)
         number = isinstance(amount, int | float) and not isinstance(amount, bool) and not math.isnan(amount)
         want = "allow" if number and amount <= LIMIT else "ask"
-        if same(value, want):
+        if (value == want):
             continue
         if not number:
-            raise NotYet(f"{kind} gave {value!r}. When the amount is missing or not a number, ask a human: the tool "
-                         "would even accept \"20\" as 20.0, so a rule must never guess. (Every comparison with NaN "
-                         "is False, so `not amount > 50` lets NaN through: allow only when `amount <= 50` is True.)")
+            raise NotYet(f"{kind} gave {value!r}.",
+                         'When the amount is missing or not a number, ask a human: the tool would even accept '
+                         '"20" as 20.0, so a rule must never guess. (Every comparison with NaN is False, so `not '
+                         'amount > 50` lets NaN through: allow only when `amount <= 50` is True.)')
         if "exactly" in kind:
-            raise NotYet(f"{kind} gave {value!r}: at most 50 includes 50 itself. Compare with <=, not <.")
-        raise NotYet(f"{kind} gave {value!r}, but should give {want!r}: allow refunds of at most 50, ask about "
-                     "bigger ones. Read the amount from the arguments, arguments.get(\"amount\").")
+            raise NotYet(f"{kind} gave {value!r}.",
+                         "at most 50 includes 50 itself. Compare with <=, not <.")
+        raise NotYet(f"{kind} gave {value!r}, but should give {want!r}.",
+                     'allow refunds of at most 50, ask about bigger ones. Read the amount from the arguments, '
+                     'arguments.get("amount").')
     return f"{len(calls)} calls, the amounts made up on the spot: small refunds go through, the rest reach a human."
 
 
@@ -165,13 +132,14 @@ def check_allowlist(only):
     for (n, name, _), o in zip(calls, got, strict=True):
         answers[n][name] = outcome_of(o, "a call of the rule")
     for n, allowed in enumerate(lists):
-        if all(same(answers[n][name], spec_only(allowed, name)) for name in tried):
+        if all(answers[n][name] == spec_only(allowed, name) for name in tried):
             continue
         others = [other for other in lists if other != allowed]
-        if any(all(same(answers[n][name], spec_only(other, name)) for name in tried) for other in others):
-            raise NotYet("each call of only(...) should keep its own allowlist, but one rule answered with another "
-                         "call's list. Keep `allowed` in the rule (a closure), not in a global variable.")
-        wrong = [name for name in tried if not same(answers[n][name], spec_only(allowed, name))]
+        if any(all(answers[n][name] == spec_only(other, name) for name in tried) for other in others):
+            raise NotYet("each call of only(...) should keep its own allowlist, but one rule answered with "
+                         "another call's list.",
+                         "Keep `allowed` in the rule (a closure), not in a global variable.")
+        wrong = [name for name in tried if answers[n][name] != spec_only(allowed, name)]
         name = min(wrong, key=lambda w: (w not in allowed, w not in pool))
         value = answers[n][name]
         if not allowed:
@@ -180,13 +148,14 @@ def check_allowlist(only):
             raise NotYet(f"a tool on the list gave {value!r}; it should give None, so the next rule or the tool's "
                          "risk decides (a write tool on the list is still asked about).")
         if name not in pool:
-            raise NotYet(f"a name that only looks like one on the list gave {value!r}, not 'deny': only exact names "
-                         "pass, not names that start with one, are part of one, or differ in case or spaces.")
+            raise NotYet(f"a name that only looks like one on the list gave {value!r}, not 'deny'.",
+                         "only exact names pass, not names that start with one, are part of one, or differ in "
+                         "case or spaces.")
         raise NotYet(f"a tool that is not on the list gave {value!r}; it should give 'deny'.")
 
     allowed_read, allowed_write = sorted(lists[0])[:2]
     policy = Policy({allowed_read: "read", allowed_write: "write", pool[5]: "read"}, rules=[rules[0]])
-    if not same([policy.decide(name, {}) for name in (allowed_read, allowed_write, pool[5])], ["allow", "ask", "deny"]):
+    if [policy.decide(name, {}) for name in (allowed_read, allowed_write, pool[5])] != ["allow", "ask", "deny"]:
         raise NotYet("inside a Policy, tools on the list should still follow their risk (read -> allow, "
                      "write -> ask), and the others be denied.")
     reached = []

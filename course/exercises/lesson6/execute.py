@@ -16,9 +16,10 @@ import time
 from typing import Any
 
 from course.exercises import NotYet, exercise, run_async
-from course.exercises.lesson6 import DOCS_ALLOW, GIVEN_EXECUTE, awaited
-from course.exercises.lesson6_cases import (
+from course.exercises.hints import trying
+from course.exercises.lesson6.cases import (
     FAILS,
+    KIND_NAMES,
     NOT_DESTRUCTIVE,
     READ,
     SLOW,
@@ -28,7 +29,8 @@ from course.exercises.lesson6_cases import (
     in_memory,
     made_server,
 )
-from course.exercises.plain import plain, same
+from course.exercises.lesson6.client import DOCS_ALLOW, awaited
+from course.exercises.lesson6.given import GIVEN_EXECUTE
 from course.exercises.seeds import draws
 
 REJECTED = re.compile(r"reject|declin|denied|deny|not approved|refus|not run|did not run|was not|wasn't", re.IGNORECASE)
@@ -43,7 +45,6 @@ class Approver:
         self.asked: list[tuple[str, dict]] = []
 
     async def __call__(self, name: str, arguments: dict) -> bool:
-        name, arguments = plain((name, arguments))
         self.asked.append((name, arguments))
         return self.answers.get(name, False)
 
@@ -52,19 +53,22 @@ def executor(make_execute: Any, client: Any, tools: dict, approve: Any, timeout:
     execute = make_execute(client, tools, approve, timeout)
     if inspect.iscoroutine(execute):
         execute.close()  # never awaited: close it, or Python warns about it later
-        raise NotYet("make_execute(...) should return the function `execute` at once: make make_execute a plain "
-                     "`def` with an `async def execute(name, arguments)` inside, and return execute.")
+        raise NotYet("make_execute(...) should return the function `execute` at once.",
+                     "make make_execute a plain `def` with an `async def execute(name, arguments)` inside, and "
+                     "return execute.")
     if not callable(execute):
-        raise NotYet(f"make_execute(...) should return a function execute(name, arguments), not "
-                     f"{type(execute).__name__}.")
+        raise NotYet(f"make_execute(...) returned a {type(execute).__name__}, not a function.",
+                     "define `async def execute(name, arguments)` inside make_execute and return it.")
     return execute
 
 
-async def run(execute: Any, name: str, arguments: str) -> tuple[str, float]:
+async def run(execute: Any, name: str, arguments: str, kind: str = "") -> tuple[str, float]:
     start = time.perf_counter()
-    reply = plain(await awaited(execute(name, arguments), "execute(name, arguments)"))
+    with trying(f"a call of {KIND_NAMES.get(kind, kind or 'a tool')} `{name}` with arguments {arguments}"):
+        reply = await awaited(execute(name, arguments), "execute(name, arguments)")
     if not isinstance(reply, str):
-        raise NotYet(f"execute should return the text for the model (a str), not {type(reply).__name__}.")
+        raise NotYet(f"execute returned a {type(reply).__name__}, not the text for the model.",
+                     "return a str on every path: the result's text (result_text(result)), or 'Error: ...'.")
     return reply, time.perf_counter() - start
 
 
@@ -78,7 +82,8 @@ def check_execute(make_execute):
     from mcp import MCPError
 
     if not callable(make_execute):
-        raise NotYet("make_execute should be a function make_execute(client, tools, approve, timeout).")
+        raise NotYet("make_execute is not a function.",
+                     "define `def make_execute(client, tools, approve, timeout)` in the cell.")
     check_on_docs(make_execute)
     rng = draws()
     made = made_server(rng, [READ, READ, UNANNOTATED, UNANNOTATED, WRITES, WRITES, NOT_DESTRUCTIVE, FAILS, SLOW,
@@ -101,13 +106,13 @@ def check_execute(make_execute):
             if cursor is None:
                 break
         execute = executor(make_execute, client, tools, approve, timeout)
-        out: dict[str, Any] = {m.tool.name: await run(execute, m.tool.name, a) for m, a in calls}
+        out: dict[str, Any] = {m.tool.name: await run(execute, m.tool.name, a, m.kind) for m, a in calls}
         before = len(made.calls), len(approve.asked)
-        out["hidden"] = await run(execute, hidden, "{}")
+        out["hidden"] = await run(execute, hidden, "{}", "a tool that is not in `tools`")
         out["bad json"] = await run(execute, calls[-1][0].tool.name, "{" + calls[-1][1][1:-1])
         out["bothered"] = (len(made.calls), len(approve.asked)) != before
         try:  # the learner's own timeout escaping execute (run_async would take a TimeoutError for its own)
-            out["slow"] = await run(execute, slow.tool.name, "{}")
+            out["slow"] = await run(execute, slow.tool.name, "{}", SLOW)
         except (MCPError, TimeoutError) as e:
             out["slow"] = e
         out["after"] = await run(execute, calls[0][0].tool.name, calls[0][1])
@@ -116,13 +121,22 @@ def check_execute(make_execute):
     out = run_async(lambda: in_memory(made.server, talk), limit=10,
                     hint=": a slow tool kept execute waiting. Give each call the timeout: "
                          "client.call_tool(name, arguments, read_timeout_seconds=timeout)")
-    asked = dict(approve.asked)
     if made.reached(hidden) or not out["hidden"][0].startswith("Error"):
-        raise NotYet("a tool the server has but that is not in `tools` was run (or answered without 'Error'): "
+        raise NotYet("a tool the server has but that is not in `tools` was run (or answered without 'Error').",
                      "only the tools you were given may run. For any other name return 'Error: ...' at once.")
     if not out["bad json"][0].startswith("Error") or out["bothered"]:
-        raise NotYet("arguments that are not valid JSON should get a text starting with 'Error' that asks for "
-                     "one JSON object, without calling the server or asking anyone.")
+        raise NotYet("arguments that are not valid JSON reached the server or the approver (or got no 'Error').",
+                     "parse them first inside try/except json.JSONDecodeError; on failure return 'Error: ...' that "
+                     "asks for one JSON object, without calling the server or asking anyone.")
+    judge_calls(calls, out, approve, made)
+    judge_timeout(out, timeout, calls)
+    return ("Reads run at once, anything that may write asks first, a stuck tool becomes a message, and a "
+            "failure stays a failure.")
+
+
+def judge_calls(calls: list, out: dict, approve: Approver, made: Any) -> None:
+    """Each call that may write asked first, with its arguments as a dict; what ran is what the person approved."""
+    asked = dict(approve.asked)
     for m, arguments in calls:
         name, (reply, _) = m.tool.name, out[m.tool.name]
         if m.kind in (READ, FAILS):
@@ -131,61 +145,66 @@ def check_execute(make_execute):
         if name not in asked:
             if m.kind == NOT_DESTRUCTIVE:
                 raise NotYet("a tool that says destructive_hint=False but has no read_only_hint ran without "
-                             "asking. Only read_only_hint=True lets a call run at once: without it, MCP assumes "
-                             "the tool may write.")
+                             "asking.",
+                             "Only read_only_hint=True lets a call run at once: without it, MCP assumes the tool "
+                             "may write.")
             if made.reached(name) and not approve.asked:
-                raise NotYet("a tool that may write ran, yet approve was never called. approve is async: "
-                             "`if await approve(name, arguments):` (without await the coroutine counts as "
-                             "True).")
-            raise NotYet("a tool without read_only_hint=True ran without asking: call await approve(name, "
-                         "arguments) first (no annotations, or read_only_hint missing: it may write).")
-        if not same(asked[name], json.loads(arguments)):
-            raise NotYet("approve should get the tool's name and its arguments parsed from the JSON text "
-                         "(a dict), so the person sees what will run.")
+                raise NotYet("a tool that may write ran, yet approve was never called. approve is async.",
+                             "`if await approve(name, arguments):` (without await the coroutine counts as True).")
+            raise NotYet("a tool without read_only_hint=True ran without asking.",
+                         "call await approve(name, arguments) first (no annotations, or read_only_hint missing: "
+                         "it may write).")
+        if asked[name] != json.loads(arguments):
+            raise NotYet("approve did not get the tool's name and its arguments as a dict.",
+                         "call approve(name, json.loads(arguments)), so the person sees what will run.")
         if approve.answers[name]:
             if not made.reached(name) or reply != m.reply:
-                raise NotYet("an approved call did not run or did not return its result: after approve says "
-                             "True, call the tool and return result_text(result).")
+                raise NotYet("an approved call did not run or did not return its result.",
+                             "after approve says True, call the tool and return result_text(result).")
         else:
             if made.reached(name):
-                raise NotYet("a call the person rejected still reached the server: run it only if approve "
-                             "returns True.")
+                raise NotYet("a call the person rejected still reached the server.",
+                             "run it only if approve returns True.")
             if not REJECTED.search(reply):
-                raise NotYet(f"for a rejected call, tell the model it was rejected and not run (so it does not "
-                             f"retry); it got {reply[:80]!r}.")
+                raise NotYet(f"for a rejected call the model got {reply[:80]!r}.",
+                             "tell the model the call was rejected and not run (so it does not retry).")
+
+
+def judge_timeout(out: dict, timeout: float, calls: list) -> None:
+    """A stuck tool became an 'Error' text within the timeout, and the next call still worked."""
     if isinstance(out["slow"], Exception):
-        raise NotYet(f"a call that took longer than the timeout raised {type(out['slow']).__name__} out of execute: "
+        raise NotYet(f"a call that took longer than the timeout raised {type(out['slow']).__name__} out of "
+                     "execute.",
                      "catch it and return a text for the model that starts with 'Error' and says it timed out.")
     reply, elapsed = out["slow"]
     if elapsed > timeout + 1.5:
-        raise NotYet(f"the slow tool was given {elapsed:.1f} s: use the `timeout` you were given (seconds per "
-                     "call), not a number of your own.")
+        raise NotYet(f"the slow tool was given {elapsed:.1f} s.",
+                     "use the `timeout` you were given (seconds per call), not a number of your own.")
     if not reply.startswith("Error") or not TOO_LONG.search(reply):
-        raise NotYet(f"a call that timed out should reach the model as a text that starts with 'Error' and says "
-                     f"the tool took too long; it got {reply[:80]!r}.")
+        raise NotYet(f"a call that timed out reached the model as {reply[:80]!r}.",
+                     "catch the timeout around that one call and return a text that starts with 'Error' and says "
+                     "the tool took too long.")
     if out["after"][0] != calls[0][0].reply and calls[0][0].kind == READ:
-        raise NotYet("after a timeout the next call failed: the connection is still fine; catch the timeout "
-                     "for that one call only.")
-    return ("Reads run at once, anything that may write asks first, a stuck tool becomes a message, and a "
-            "failure stays a failure.")
+        raise NotYet("after a timeout the next call failed.",
+                     "the connection is still fine; catch the timeout for that one call only.")
 
 
 def judge_read_only(m: Any, reply: str, asked: dict, made: Any) -> None:
     """A read-only tool (or one that fails) ran at once, unasked, and its text reached the model as it was."""
     name = m.tool.name
     if name in asked:
-        raise NotYet("a tool whose annotations say read_only_hint=True was sent to approve: it only reads, "
-                     "so it runs at once.")
+        raise NotYet("a tool whose annotations say read_only_hint=True was sent to approve.",
+                     "it only reads, so it runs at once.")
     if not made.reached(name):
-        raise NotYet("a read-only tool never reached the server: call it with "
-                     "await client.call_tool(name, arguments, read_timeout_seconds=timeout).")
+        raise NotYet("a read-only tool never reached the server.",
+                     "call it with await client.call_tool(name, arguments, read_timeout_seconds=timeout).")
     if m.kind == FAILS and not reply.startswith("Error"):
-        raise NotYet("a call the server answered with is_error=True reads like a success: the model cannot "
-                     "tell it failed. Turn the result into text with result_text(result), which keeps "
-                     "the error flag.")
+        raise NotYet("a call the server answered with is_error=True reads like a success.",
+                     "the model cannot tell it failed. Turn the result into text with result_text(result), which "
+                     "keeps the error flag.")
     if m.kind == READ and reply != m.reply:
-        raise NotYet(f"for a read-only tool, execute should return the result's text "
-                     f"(result_text(result)); it returned {reply[:80]!r}.")
+        raise NotYet(f"for a read-only tool, execute returned {reply[:80]!r}.",
+                     "return the result's text, result_text(result), as it is.")
 
 
 def check_on_docs(make_execute: Any) -> None:
@@ -209,17 +228,19 @@ def on_docs(make_execute: Any, server: Any, store: Any) -> None:
 
     record, _, ticket, missing = run_async(lambda: in_memory(server, talk), limit=15)
     if '"A1004"' not in record:
-        raise NotYet(f"get_order_record for A1004 should return the order's record as text; got {record[:80]!r}.")
+        raise NotYet(f"get_order_record for A1004 returned {record[:80]!r}.",
+                     "a read-only tool runs at once: return result_text(result), the order's record as text.")
     from course.store import ShopStore
 
     if ShopStore(store).record("A1004")["refunded"]:
         if not approve.asked:
-            raise NotYet("the refund ran, yet approve was never called. approve is async: `if await approve(name, "
-                         "arguments):` (without await the coroutine counts as True).")
-        raise NotYet("the refund the person rejected was paid: run a tool that may write only if approve returns "
-                     "True.")
+            raise NotYet("the refund ran, yet approve was never called. approve is async.",
+                         "`if await approve(name, arguments):` (without await the coroutine counts as True).")
+        raise NotYet("the refund the person rejected was paid.",
+                     "run a tool that may write only if approve returns True.")
     if "T-" not in ticket:
-        raise NotYet(f"the approved create_ticket should run and return its result; got {ticket[:80]!r}.")
+        raise NotYet(f"the approved create_ticket returned {ticket[:80]!r}.",
+                     "after approve says True, call the tool and return result_text(result).")
     if not missing.startswith("Error"):
-        raise NotYet("the server answered a missing order with is_error=True, yet the text reads like an "
-                     "answer: use result_text(result), which keeps the error flag.")
+        raise NotYet("the server answered a missing order with is_error=True, yet the text reads like an answer.",
+                     "use result_text(result), which keeps the error flag.")
