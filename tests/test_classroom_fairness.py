@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -156,13 +157,18 @@ async def test_one_learner_opening_sessions_until_refused_locks_out_nobody_else(
     assert len(opened) <= cap // len(TOKENS) and held and max(held) <= len(opened) + 1
 
 
-async def test_a_learner_at_their_session_cap_opens_another_once_they_close_one(tmp_path):
+async def test_a_learner_at_their_session_cap_opens_another_once_they_close_one(tmp_path, caplog):
+    caplog.set_level(logging.WARNING, logger="mcp.server.streamable_http_manager")
     async with class_server(tmp_path, sessions=3) as (app, _), http(app, "anna") as anna:
         opened = await open_sessions_until_refused(anna, 10)
+        for _ in range(5):
+            assert (await initialize(anna)).status_code == 503
         closed = await anna.delete("/mcp", headers={"mcp-session-id": opened[0],
                                                     "mcp-protocol-version": "2025-11-25"})
         again = await initialize(anna)
     assert len(opened) == 3 and closed.status_code == 200 and again.status_code == 200
+    said = [r.getMessage() for r in caplog.records if "Refusing" in r.msg or "class server" in r.msg]
+    assert said == [said[0]] and "anna holds 3 open sessions" in said[0]  # one line for six refusals, named
 
 
 async def test_a_learners_idle_sessions_end_and_free_their_share(tmp_path):

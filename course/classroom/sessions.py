@@ -20,10 +20,38 @@ checked when the app is built, so an SDK that renamed it fails loudly here, not 
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 PER_LEARNER = 16  # a learner's notebooks, open at once, each with a connection or two
 IDLE_SECONDS = 120.0
+SDK_LOGGER = "mcp.server.streamable_http_manager"
+SDK_REFUSAL = "Refusing to open a new session"  # the SDK's warning, which names its server-wide count
+QUIET_SECONDS = 60.0  # one line per learner per minute in the teacher's terminal, not one per refusal
+
+
+class _Refusals(logging.Filter):
+    """Rewrites the SDK's refusal warning to name the learner and their cap, once a minute per learner."""
+
+    def __init__(self, per_learner: int):
+        super().__init__()
+        self.per_learner = per_learner
+        self.learner: str | None = None  # refused by the cap just now: the SDK's warning follows
+        self._said: dict[str, float] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(SDK_REFUSAL) or self.learner is None:
+            return True
+        learner, self.learner = self.learner, None
+        now = time.monotonic()
+        if now - self._said.get(learner, -QUIET_SECONDS) < QUIET_SECONDS:
+            return False
+        self._said[learner] = now
+        record.msg, record.args = ("class server: %s holds %d open sessions, their share; their new sessions are "
+                                   "refused (503) until one ends (idle ones end after %g s). Said once a minute.",
+                                   (learner, self.per_learner, IDLE_SECONDS))
+        return True
 
 
 def sessions_of(manager: Any, owner: Any) -> int:
@@ -38,8 +66,12 @@ def cap_per_learner(manager: Any, per_learner: int = PER_LEARNER) -> None:
         raise RuntimeError("This mcp version's session manager has no _admit_session/_session_owners: the class "
                            "server cannot cap sessions per learner. Use the pinned mcp (requirements.lock).")
 
+    refusals = _Refusals(per_learner)
+    logging.getLogger(SDK_LOGGER).addFilter(refusals)
+
     def admit_within_share(requestor: Any) -> Any:
         if requestor is not None and sessions_of(manager, requestor) >= per_learner:
+            refusals.learner = requestor.get("client_id") or "a learner"
             return None  # the SDK answers 503 "Too many open sessions", to this learner only
         return admit(requestor)
 
