@@ -98,3 +98,13 @@ def test_the_class_asking_at_once_gets_the_same_hits_as_one_by_one_search():
     assert np.allclose([[h.score for h in hits] for hits in found], [[h.score for h in hits]
                                                                       for hits in expected] * 2, atol=1e-4)
     assert batcher.passes <= len(asked)  # each question asked twice, embedded at most once
+
+
+def test_the_class_server_batches_its_questions_when_the_model_is_there_and_says_lexical_otherwise(monkeypatch):
+    from course.classroom import server
+
+    assert server.class_embedder("lexical") == "lexical"
+    monkeypatch.setattr("course.search.model_available", lambda: None)
+    assert isinstance(server.class_embedder("auto"), BatchingEmbedder)
+    monkeypatch.setattr("course.search.model_available", lambda: "sentence-transformers is not installed.")
+    assert server.class_embedder("auto") == "auto"  # DocIndex then says why, and searches by keywords

@@ -11,6 +11,12 @@ its web tools (`make stub-api` first). Each learner gets their own shop store an
 credit budget. The document index is loaded once and shared: the documents are the same for
 everyone, and read-only.
 
+Every learner gets the same share, whatever another one sends (`limits.py`, `sessions.py`): 4 of
+their requests served at once and 8 more waiting, the rest refused with an error that says so;
+their store's tools in a thread of their own, never one of the shared pool; 16 open
+handshake-era sessions each, ended after 2 minutes idle. With embeddings, the class's concurrent
+questions are embedded together and repeated ones come from a cache (course/search/batching.py).
+
 A learner connects with `COURSE_MCP_URL=http://<host>:<port>/mcp COURSE_MCP_TOKEN=<their token>`
 (lesson 6 then uses this server instead of starting its own).
 """
