@@ -10,8 +10,9 @@ Three runs, each against a fresh `course.classroom` process on loopback (issue 2
    `initialize` then succeeds, and the server grows by <= 64 MiB (before the cap: 430 MB).
 3. Search at class scale: 50 learners x 100 calls at once through the course's host, with
    embeddings (search, order record, section, new ticket in turn; the questions are the
-   course's 30, each learner starting at another). Goal: p95 <= 300 ms; the server's memory is
-   reported. The questions' vectors come from the batcher and its cache (course/search/batching.py).
+   course's 23 of tests/search_questions.json, each learner starting at another). Goal: p95 <= 300 ms;
+   the server's memory is reported. The questions' vectors come from the batcher and its cache
+   (course/search/batching.py).
 """
 
 from __future__ import annotations
