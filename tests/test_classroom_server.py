@@ -72,7 +72,9 @@ async def test_one_learner_cannot_spend_anothers_web_credits(server):
 
 async def test_each_learner_has_a_call_log_of_their_own_with_no_token_in_it(server):
     url, token, work = server
-    async with McpHost(quiet=True) as ben:
+    async with McpHost(quiet=True) as anna, McpHost(quiet=True) as ben:  # anna's log exists whatever ran before
+        await anna.connect("shop", http(url, token=token["anna"]), allow=SHOP)
+        await anna.execute("search_docs", '{"query": "carrier strike"}')
         await ben.connect("shop", http(url, token=token["ben"]), allow=SHOP)
         await ben.execute("search_docs", '{"query": "who pays for returns"}')
     bens = [json.loads(line) for line in (work / "ben" / "calls.jsonl").read_text().splitlines()]

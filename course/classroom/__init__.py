@@ -9,6 +9,8 @@
 | `learners` | the tokens file, the token check, a workspace per learner (`LearnerMiddleware`) |
 | `roster` | `make class-add NAME=zoe`: a late learner, with nothing restarted |
 | `rehearsal` | `make class-rehearsal N=20`: simulated learners run lesson 6's calls at once |
+| `limits` | a fair share per learner: requests in flight, the store's tools in a thread lane each |
+| `sessions` | handshake-era sessions: a cap per learner, a short idle timeout |
 | `class_data` | `make class-status`: what each learner's folder holds |
 | `class_cache` | `make class-cache`: the teacher embeds lesson 3's documents once for a hub's learners |
 | `endpoint` | lesson 6's document server: the class's when given one, else its own |

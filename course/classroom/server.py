@@ -11,6 +11,12 @@ its web tools (`make stub-api` first). Each learner gets their own shop store an
 credit budget. The document index is loaded once and shared: the documents are the same for
 everyone, and read-only.
 
+Every learner gets the same share, whatever another one sends (`limits.py`, `sessions.py`): 4 of
+their requests served at once and 8 more waiting, the rest refused with an error that says so;
+their store's tools in a thread of their own, never one of the shared pool; 16 open
+handshake-era sessions each, ended after 2 minutes idle. With embeddings, the class's concurrent
+questions are embedded together and repeated ones come from a cache (course/search/batching.py).
+
 A learner connects with `COURSE_MCP_URL=http://<host>:<port>/mcp COURSE_MCP_TOKEN=<their token>`
 (lesson 6 then uses this server instead of starting its own).
 """
@@ -35,9 +41,12 @@ from course.classroom.learners import (
     TokensFile,
     TokensFileError,
     Workspaces,
+    current,
     new_tokens,
     write_tokens,
 )
+from course.classroom.limits import IN_FLIGHT, WAITING, InFlightLimit, StoreLanes
+from course.classroom.sessions import IDLE_SECONDS, PER_LEARNER, cap_per_learner
 from course.processes import HOST
 from course.servers.serving import DEFAULT_PORT, PATH
 
@@ -70,26 +79,43 @@ def transport_security(host: str, allow_hosts: list[str]) -> Any:
                                                       for scheme in ("http", "https")])
 
 
+# The SDK's server-wide session cap must never bind before the per-learner one: room for learners added live.
+LATE_LEARNERS = 20
+
+
 def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = HOST, allow_hosts: Sequence[str] = (),
-              embedder: str = "auto", api_url: str | None = None, budget: int = 20) -> Any:
-    """The class server as an ASGI app: `/mcp` (documents and the shop) and `/web/mcp` (web tools)."""
+              embedder: str = "auto", api_url: str | None = None, budget: int = 20,
+              in_flight: int = IN_FLIGHT, waiting: int = WAITING, sessions: int = PER_LEARNER,
+              idle_seconds: float = IDLE_SECONDS) -> Any:
+    """The class server as an ASGI app: `/mcp` (documents and the shop) and `/web/mcp` (web tools).
+
+    Fair shares (`limits.py`, `sessions.py`): `in_flight` requests of a learner served at once and
+    `waiting` more queued, the rest refused; the store's tools in a thread lane per learner;
+    `sessions` open handshake-era sessions per learner, each ended after `idle_seconds` idle."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
     from course.servers import docs, webapi
 
     verifier = LearnerTokens(learners)
+    known = learners.learners() if isinstance(learners, TokensFile) else learners
     api_url = api_url or os.environ.get(webapi.API_URL_ENV, webapi.DEFAULT_API_URL)
     api_key = os.environ.get(webapi.API_KEY_ENV)
     spaces = Workspaces(data, make_api=lambda: webapi.WebAPI(api_url, budget=budget, api_key=api_key))
-    library = docs.Library(paths.DATA, embedder)  # one index for the class: the documents are read-only
-    servers = [docs.build_server(store=ForLearner("store"), library=library, token=verifier),
+    library = docs.Library(paths.DATA, class_embedder(embedder))  # one index for the class: read-only documents
+    shop: Any = ForLearner("store")  # has ShopStore's read_tools/write_tools
+    servers = [docs.build_server(store=shop, library=library, token=verifier),
                webapi.build_server(ForLearner("api"), token=verifier)]
+    StoreLanes(lambda: current().learner).take(servers[0], [t.name for t in shop.read_tools() + shop.write_tools()])
     security = transport_security(host, list(allow_hosts))
+    share = InFlightLimit(in_flight, waiting)  # one for both endpoints: the share is the learner's
     apps = []
     for server in servers:
-        server.middleware.append(LearnerMiddleware(spaces))
-        apps.append(server.streamable_http_app(streamable_http_path=PATH, transport_security=security, host=host))
+        server.middleware.extend([share, LearnerMiddleware(spaces)])  # a refused request costs no workspace work
+        apps.append(server.streamable_http_app(streamable_http_path=PATH, transport_security=security, host=host,
+                                               session_idle_timeout=idle_seconds,
+                                               max_sessions=sessions * (len(known) + LATE_LEARNERS)))
+        cap_per_learner(server.session_manager, sessions)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -100,7 +126,20 @@ def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = 
 
     app = Starlette(routes=[Mount(WEB_PREFIX, app=apps[1]), Mount("", app=apps[0])], lifespan=lifespan)
     app.state.workspaces = spaces
+    app.state.share = share
+    app.state.session_managers = [server.session_manager for server in servers]
     return app
+
+
+def class_embedder(embedder: str) -> Any:
+    """"lexical", or lesson 3's model behind a batcher and a query cache: the whole class's concurrent
+    questions are embedded together (course/search/batching.py). "auto" when the model is missing,
+    so `DocIndex` says why and falls back to keywords."""
+    from course.search import BatchingEmbedder, MiniLM, model_available
+
+    if embedder != "auto" or model_available():
+        return embedder
+    return BatchingEmbedder(MiniLM())
 
 
 def warn_beyond_loopback(host: str, port: int, allow_hosts: list[str]) -> None:

@@ -1,0 +1,128 @@
+"""A fair share of the class server for each learner: one learner's flood slows that learner only (issue 21).
+
+Two limits, both per learner (the token's owner), never global:
+
+- `InFlightLimit`, MCP middleware: at most `in_flight` of a learner's requests are served at once
+  (4). A few more (`waiting`, 8) wait for a turn, without a thread, for at most `wait_seconds`:
+  a model's parallel tool calls are a burst of a handful, and they are served, not refused.
+  Beyond that a request is refused at once with a JSON-RPC error (`TOO_MANY`) that says why and
+  what to do: waiting costs memory and time for everyone, refusing costs the flooder one message.
+- `StoreLanes`: the shop-store tools are synchronous and wait for the store's file lock. Run in
+  the SDK's shared thread pool (40 threads for everyone), 40 of one learner's writes waiting on
+  their own lock left no thread for anyone's search. Each learner's store calls run in a lane of
+  their own instead: one thread at a time, under a `CapacityLimiter` of that learner's, so a wait
+  for a lock holds that learner's thread, never one of the shared pool; the others wait without
+  a thread at all.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+IN_FLIGHT = 4  # a learner's requests served at once (issue 21: 4 brought a flooded class back to 13 ms)
+WAITING = 8  # more may wait for a turn: a burst of parallel tool calls
+WAIT_SECONDS = 30.0  # the longest a request waits for its turn before it is refused
+TOO_MANY = -32029  # a server error code (JSON-RPC reserves -32000..-32099 for them); 429 is HTTP's
+
+
+def learner_of(ctx: Any) -> str | None:
+    """The learner whose verified token this request carries (None: no HTTP request, no token)."""
+    request = getattr(ctx, "request", None)
+    user = getattr(request, "scope", {}).get("user") if request is not None else None
+    return getattr(getattr(user, "access_token", None), "client_id", None)
+
+
+@dataclass
+class _Share:
+    turns: anyio.Semaphore
+    waiting: int = 0
+    refused: int = 0
+
+
+class InFlightLimit:
+    """MCP server middleware: each learner's requests are served `in_flight` at a time; `waiting` more
+    wait (at most `wait_seconds`); the rest are refused at once. One instance for all the class
+    server's endpoints, so the share is the learner's, whichever endpoint or session they use."""
+
+    def __init__(self, in_flight: int = IN_FLIGHT, waiting: int = WAITING, wait_seconds: float = WAIT_SECONDS):
+        if in_flight < 1 or waiting < 0:
+            raise ValueError("in_flight must be at least 1 and waiting at least 0")
+        self.in_flight, self.waiting, self.wait_seconds = in_flight, waiting, wait_seconds
+        self._shares: dict[str, _Share] = {}
+
+    def share(self, learner: str) -> _Share:
+        share = self._shares.get(learner)
+        if share is None:
+            share = self._shares[learner] = _Share(anyio.Semaphore(self.in_flight))
+        return share
+
+    def running(self, learner: str) -> int:
+        """How many of `learner`'s requests are being served now."""
+        share = self._shares.get(learner)
+        return self.in_flight - share.turns.value if share else 0
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        learner = learner_of(ctx)
+        if learner is None or ctx.request_id is None:  # a notification: nothing to answer, nothing to hold
+            return await call_next(ctx)
+        share = self.share(learner)
+        if share.turns.value == 0 and share.waiting >= self.waiting:
+            self._refuse(share, "are being served and")
+        share.waiting += 1
+        try:
+            with anyio.move_on_after(self.wait_seconds) as waited:
+                await share.turns.acquire()
+        finally:
+            share.waiting -= 1
+        if waited.cancelled_caught:
+            self._refuse(share, f"have been served for over {self.wait_seconds:g} s while")
+        try:
+            return await call_next(ctx)
+        finally:
+            share.turns.release()
+
+    def _refuse(self, share: _Share, state: str) -> None:
+        from mcp import MCPError
+
+        share.refused += 1
+        raise MCPError(code=TOO_MANY, message=(
+            f"Too many requests at once from your token: {self.in_flight} of yours {state} {self.waiting} more are "
+            "waiting. Wait for your earlier calls to finish, then send this one again (the class server gives "
+            "every learner the same share)."))
+
+
+class StoreLanes:
+    """A lane per learner for the store's synchronous tools: at most one thread each, never a thread
+    of the SDK's shared pool. `wrap` turns a sync tool function into an async one that runs it there."""
+
+    def __init__(self, learner: Callable[[], str]):
+        self._learner = learner  # the learner being served (the class server: the workspace's owner)
+        self._limiters: dict[str, anyio.CapacityLimiter] = {}
+
+    def limiter(self, learner: str) -> anyio.CapacityLimiter:
+        limiter = self._limiters.get(learner)
+        if limiter is None:
+            limiter = self._limiters[learner] = anyio.CapacityLimiter(1)
+        return limiter
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        async def in_own_lane(**arguments: Any) -> Any:
+            # to_thread copies the context, so the tool still sees the learner's workspace (learners.current).
+            return await anyio.to_thread.run_sync(functools.partial(fn, **arguments),
+                                                  limiter=self.limiter(self._learner()))
+        return in_own_lane
+
+    def take(self, server: Any, names: Iterable[str]) -> None:
+        """Serve the tools `names` of `server` (an `MCPServer`) from the learners' lanes."""
+        for name in names:
+            tool = server._tool_manager.get_tool(name)  # the SDK keeps its tools private; as StrictServer does
+            if tool is None or tool.is_async:
+                raise ValueError(f"{name}: no such synchronous tool on {server.name}")
+            tool.fn, tool.is_async = self.wrap(tool.fn), True
