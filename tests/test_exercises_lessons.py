@@ -42,7 +42,7 @@ LESSONS = [
     Lesson("01_tool_calling.ipynb",
            ("l1-tool-definition", "l1-refund-params", "l1-tool-message", "l1-round-trip", "l1-bad-calls")),
     Lesson("02_agent_loop.ipynb",
-           ("l2-limit-reached", "l2-agent-loop", "l2-repeat-key", "l2-skip-repeats", "l2-finish")),
+           ("l2-limit-reached", "l2-agent-loop", "l2-repeat-key", "l2-skip-repeats", "l2-finish", "l2-assemble")),
     Lesson("03_document_search.ipynb",
            ("l3-sections", "l3-rank", "l3-search-docs", "l3-hit-at-k", "l3-best-per-doc"),
            cell_timeout=120, timeout=180),

@@ -1,0 +1,30 @@
+"""Assemble steps: after a lesson's exercises, the lesson's story run with the learner's own pieces where they
+pass their checks and the course's where they don't, compared with the course's version (issue 22).
+
+An assemble step is an exercise like the others (`lN-assemble`, `@exercise`, a reference solution in
+solutions/): its check passes when every piece is the learner's and the result is the course's.
+
+| module | holds |
+|---|---|
+| `pieces` | which piece is whose, the table, the verdict |
+| `lesson2` | `l2-assemble`: the loop, repeats and finish on the lesson's three runs |
+"""
+
+from __future__ import annotations
+
+import sys
+
+from course.exercises.assembly import lesson2
+from course.exercises.assembly.pieces import Assembly, Piece
+
+STEPS = {"l2-assemble": lesson2.assemble}
+
+
+def assemble(id: str, namespace: dict | None = None) -> Assembly:
+    """Run lesson `id`'s assemble step with the caller's pieces (the notebook's globals); print() it."""
+    if namespace is None:
+        namespace = sys._getframe(1).f_globals  # the notebook's globals, as check() reads them
+    return STEPS[id](namespace)
+
+
+__all__ = ["STEPS", "Assembly", "Piece", "assemble", "lesson2"]

@@ -1,0 +1,87 @@
+"""Each lesson's assemble step (course/exercises/assembly/): with the reference solutions every piece is the
+learner's and the result is the course's; with the notebook's stubs the course's pieces are used, by name, and
+Run All still gets a result; a look-alike piece that passes nothing is reported as not used."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from course.exercises import check_source, exercise_cells, load_all, run_cell
+from course.exercises.assembly import STEPS, assemble
+from course.exercises.assembly.pieces import solution_source
+from course.paths import ROOT
+
+NOTEBOOKS = {"l2-assemble": "02_agent_loop.ipynb"}
+REGISTRY = load_all()
+
+
+def namespace(id: str, sources: dict[str, str]) -> dict:
+    """A notebook's namespace: the assemble step's imports, then each piece's cell, in order."""
+    module = types.ModuleType(f"learner_{id.replace('-', '_')}")
+    sys.modules[module.__name__] = module
+    ex = REGISTRY[id]
+    exec(compile(ex.given, "<given>", "exec"), module.__dict__)
+    for used in ex.uses:
+        _, failed = run_cell(REGISTRY[used], used, sources[used], module.__dict__)
+        assert failed is None, failed
+    return module.__dict__
+
+
+def solutions(id: str) -> dict[str, str]:
+    return {used: (ROOT / "solutions" / f"{used}.py").read_text() for used in REGISTRY[id].uses}
+
+
+def stubs(id: str) -> dict[str, str]:
+    return exercise_cells(ROOT / "notebooks" / NOTEBOOKS[id])
+
+
+@pytest.mark.parametrize("id", sorted(STEPS))
+def test_with_the_reference_solutions_every_piece_is_the_learners_and_the_result_is_the_courses(id):
+    done = assemble(id, namespace(id, solutions(id)))
+    assert done.all_mine and done.same and done.got, str(done)
+    assert "the same result as the course's version" in str(done)
+    assert f"{len(done.pieces)} of {len(done.pieces)} pieces are yours" in str(done)
+
+
+@pytest.mark.parametrize("id", sorted(STEPS))
+def test_with_the_stubs_the_courses_pieces_are_used_named_and_the_result_is_still_the_courses(id):
+    done = assemble(id, namespace(id, stubs(id)))
+    assert not any(p.mine for p in done.pieces) and done.same, str(done)
+    for piece in done.pieces:
+        assert f"{piece.id:<22} {piece.name:<16} the course's (check(\"{piece.id}\"): not yet)" in str(done)
+    verdict = check_source(id, stubs(id)[id])
+    assert not verdict.passed
+
+
+@pytest.mark.parametrize("id", sorted(STEPS))
+def test_the_assemble_check_passes_with_the_reference_solutions_and_not_with_the_stubs(id):
+    cell = stubs(id)[id]
+    assert check_source(id, solution_source(id, cell), seed=0).passed
+    verdict = check_source(id, "\n\n".join([*(stubs(id)[u] for u in REGISTRY[id].uses), cell]), seed=0)
+    assert not verdict.passed and "ran with the course's" in verdict.message, verdict
+
+
+@pytest.mark.parametrize("id", sorted(STEPS))
+def test_the_reference_solution_of_an_assemble_step_is_its_cell_with_the_reference_pieces(id):
+    assert (ROOT / "solutions" / f"{id}.py").read_text() == solution_source(id, stubs(id)[id])
+
+
+LOOK_ALIKES = {  # named like the piece, shaped like it, passes nothing
+    "l2-assemble": ("l2-agent-loop", "def run_loop(client, model, messages, tools, execute, limits):\n"
+                                     "    return 'Your latest order A1001 is shipped.', 'done', 0\n"),
+}
+
+
+@pytest.mark.parametrize("id", sorted(LOOK_ALIKES))
+def test_a_look_alike_piece_that_passes_nothing_is_reported_as_not_used(id):
+    piece, source = LOOK_ALIKES[id]
+    sources = {**solutions(id), piece: f"# EXERCISE {piece}\n" + source}
+    done = assemble(id, namespace(id, sources))
+    (fake,) = [p for p in done.pieces if p.id == piece]
+    assert not fake.mine and fake.why == f'check("{piece}"): not yet' and done.same, str(done)
+    assert all(p.mine for p in done.pieces if p.id != piece)
+    verdict = check_source(id, "\n\n".join([*sources.values(), stubs(id)[id]]), seed=0)
+    assert not verdict.passed and f"the course's {fake.name} ({piece})" in verdict.message, verdict
