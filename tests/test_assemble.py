@@ -85,3 +85,25 @@ def test_a_look_alike_piece_that_passes_nothing_is_reported_as_not_used(id):
     assert all(p.mine for p in done.pieces if p.id != piece)
     verdict = check_source(id, "\n\n".join([*sources.values(), stubs(id)[id]]), seed=0)
     assert not verdict.passed and f"the course's {fake.name} ({piece})" in verdict.message, verdict
+
+
+@pytest.mark.subprocess
+def test_the_grader_grades_an_assemble_cell_after_the_learners_pieces_so_a_solved_notebook_passes_it(tmp_path):
+    import nbformat
+
+    from tests.test_grading import require_bwrap
+    from tests.test_grading_class import grade, statuses
+
+    require_bwrap()
+    id = "l2-assemble"
+    nb = nbformat.read(ROOT / "notebooks" / NOTEBOOKS[id], as_version=4)
+    wrong = "# EXERCISE l2-finish\ndef final_answer(client, model, messages, tools, why):\n    return 'Sorry.'\n"
+    for name, finish in (("solved", solutions(id)["l2-finish"]), ("one wrong piece", wrong)):
+        for cell in nb.cells:  # the learner's pieces: the reference ones; the assemble cell: as the course gives it
+            first = cell.source.split("\n", 1)[0]
+            if cell.cell_type == "code" and first.startswith("# EXERCISE ") and first.split()[2] in REGISTRY[id].uses:
+                cell.source = finish if first.split()[2] == "l2-finish" else solutions(id)[first.split()[2]]
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    done = grade(tmp_path, tmp_path / "out")
+    assert statuses(tmp_path / "out", "solved")[id] == "pass", done.stdout
+    assert statuses(tmp_path / "out", "one wrong piece")[id] == "not yet", done.stdout
