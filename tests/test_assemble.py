@@ -10,11 +10,11 @@ import types
 import pytest
 
 from course.exercises import check_source, exercise_cells, load_all, run_cell
-from course.exercises.assembly import STEPS, assemble
+from course.exercises.assembly import STEPS, lesson8
 from course.exercises.assembly.pieces import solution_source
 from course.paths import ROOT
 
-NOTEBOOKS = {"l2-assemble": "02_agent_loop.ipynb"}
+NOTEBOOKS = {"l2-assemble": "02_agent_loop.ipynb", "l8-assemble": "08_architecture_and_security.ipynb"}
 REGISTRY = load_all()
 
 
@@ -31,16 +31,28 @@ def namespace(id: str, sources: dict[str, str]) -> dict:
 
 
 def solutions(id: str) -> dict[str, str]:
-    return {used: (ROOT / "solutions" / f"{used}.py").read_text() for used in REGISTRY[id].uses}
+    earlier = list(lesson8.EARLIER) if id == "l8-assemble" else []
+    return {used: (ROOT / "solutions" / f"{used}.py").read_text() for used in [*REGISTRY[id].uses, *earlier]}
 
 
 def stubs(id: str) -> dict[str, str]:
-    return exercise_cells(ROOT / "notebooks" / NOTEBOOKS[id])
+    cells = exercise_cells(ROOT / "notebooks" / NOTEBOOKS[id])
+    if id == "l8-assemble":  # the earlier lessons' pieces: the course's notebooks as they are stored
+        for notebook in ("02_agent_loop", "04_permissions", "05_mcp_server", "06_mcp_client"):
+            cells.update(exercise_cells(ROOT / "notebooks" / f"{notebook}.ipynb"))
+    return cells
+
+
+def assemble(id: str, namespace: dict, sources: dict[str, str]):
+    """The step, its earlier lessons' pieces (lesson 8) from `sources` instead of saved notebooks."""
+    if id == "l8-assemble":
+        return lesson8.assemble(namespace, sources={k: sources[k] for k in lesson8.EARLIER})
+    return STEPS[id](namespace)
 
 
 @pytest.mark.parametrize("id", sorted(STEPS))
 def test_with_the_reference_solutions_every_piece_is_the_learners_and_the_result_is_the_courses(id):
-    done = assemble(id, namespace(id, solutions(id)))
+    done = assemble(id, namespace(id, solutions(id)), solutions(id))
     assert done.all_mine and done.same and done.got, str(done)
     assert "the same result as the course's version" in str(done)
     assert f"{len(done.pieces)} of {len(done.pieces)} pieces are yours" in str(done)
@@ -48,10 +60,11 @@ def test_with_the_reference_solutions_every_piece_is_the_learners_and_the_result
 
 @pytest.mark.parametrize("id", sorted(STEPS))
 def test_with_the_stubs_the_courses_pieces_are_used_named_and_the_result_is_still_the_courses(id):
-    done = assemble(id, namespace(id, stubs(id)))
+    done = assemble(id, namespace(id, stubs(id)), stubs(id))
     assert not any(p.mine for p in done.pieces) and done.same, str(done)
     for piece in done.pieces:
-        assert f"{piece.id:<22} {piece.name:<16} the course's (check(\"{piece.id}\"): not yet)" in str(done)
+        why = f'check("{piece.id}"): not yet' if piece.id in REGISTRY[id].uses else "not yet in the given source"
+        assert f"{piece.id:<22} {piece.name:<22} the course's ({why})" in str(done)
     verdict = check_source(id, stubs(id)[id])
     assert not verdict.passed
 
@@ -72,6 +85,8 @@ def test_the_reference_solution_of_an_assemble_step_is_its_cell_with_the_referen
 LOOK_ALIKES = {  # named like the piece, shaped like it, passes nothing
     "l2-assemble": ("l2-agent-loop", "def run_loop(client, model, messages, tools, execute, limits):\n"
                                      "    return 'Your latest order A1001 is shipped.', 'done', 0\n"),
+    "l8-assemble": ("l8-changed-tool", "def changed_tools(pinned, listed):\n"
+                                       "    return {t.name for t in listed if t.name not in pinned}\n"),
 }
 
 
@@ -79,7 +94,7 @@ LOOK_ALIKES = {  # named like the piece, shaped like it, passes nothing
 def test_a_look_alike_piece_that_passes_nothing_is_reported_as_not_used(id):
     piece, source = LOOK_ALIKES[id]
     sources = {**solutions(id), piece: f"# EXERCISE {piece}\n" + source}
-    done = assemble(id, namespace(id, sources))
+    done = assemble(id, namespace(id, sources), sources)
     (fake,) = [p for p in done.pieces if p.id == piece]
     assert not fake.mine and fake.why == f'check("{piece}"): not yet' and done.same, str(done)
     assert all(p.mine for p in done.pieces if p.id != piece)

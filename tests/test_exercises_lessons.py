@@ -54,7 +54,7 @@ LESSONS = [
     Lesson("07_model_adapters.ipynb", ("l7-result-item", "l7-error-flag", "l7-stream", "l7-success-rate"),
            given_exactly=False),
     Lesson("08_architecture_and_security.ipynb",
-           ("l8-resource-template", "l8-route-tenant", "l8-injection-rule", "l8-changed-tool")),
+           ("l8-resource-template", "l8-route-tenant", "l8-injection-rule", "l8-changed-tool", "l8-assemble")),
     Lesson("09_beyond_tools.ipynb",
            ("l9-form-fields", "l9-answer-problems", "l9-secret-question", "l9-structured-result", "l9-progress-line",
             "l9-token-check"), given_exactly=False),

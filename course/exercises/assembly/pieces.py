@@ -47,9 +47,9 @@ class Assembly:
         return self.got == self.want
 
     def table(self) -> str:
-        rows = [f"  {p.id:<22} {p.name:<16} " + ("yours" if p.mine else f"the course's ({p.why})")
+        rows = [f"  {p.id:<22} {p.name:<22} " + ("yours" if p.mine else f"the course's ({p.why})")
                 for p in self.pieces]
-        return "\n".join(["  exercise               piece            used", *rows])
+        return "\n".join(["  exercise               piece                  used", *rows])
 
     def __str__(self) -> str:
         verdict = ("the same result as the course's version"
