@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from course.exercises.assembly.pieces import Assembly, Piece, gather, judged
+from course.exercises.assembly.pieces import Assembly, LearnersPolicy, Piece, gather, judged
 from course.exercises.registry import REGISTRY, exercise, exercise_cells, load_all, run_async, run_cell, run_check
 
 HERE = {"l8-injection-rule": "customer_orders_only", "l8-changed-tool": "changed_tools"}
@@ -90,19 +90,6 @@ def saved(id: str, name: str, folder: Path, sources: Mapping[str, str] | None) -
     if not verdict.passed:
         return Piece(id, name, reference(id, name), False, f"not yet in {where}")
     return Piece(id, name, namespace[name], True)
-
-
-class LearnersPolicy:
-    """What lesson 4's `guard` asks of a policy, answered by the learner's `decide`."""
-
-    def __init__(self, decide, risks: dict[str, str], allowlist: set[str], rules: list) -> None:
-        self.decide_with, self.risks, self.allowlist, self.rules = decide, risks, allowlist, rules
-
-    def decide(self, name: str, arguments: dict) -> str:
-        return self.decide_with(name, arguments, self.risks, self.allowlist, self.rules)
-
-    def risk(self, name: str) -> str:
-        return self.risks.get(name, "write")
 
 
 async def whole_assistant(p: Mapping[str, Any], question: str, store: Path) -> tuple[str, str]:

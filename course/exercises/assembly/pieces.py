@@ -59,6 +59,19 @@ class Assembly:
         return "\n".join([head, self.table(), "", *self.lines, "", f"→ {verdict}."])
 
 
+class LearnersPolicy:
+    """What lesson 4's `guard` asks of a policy, answered by the learner's `decide`."""
+
+    def __init__(self, decide, risks: dict[str, str], allowlist: set[str] | None, rules: list) -> None:
+        self.decide_with, self.risks, self.allowlist, self.rules = decide, risks, allowlist, rules
+
+    def decide(self, name: str, arguments: dict) -> str:
+        return self.decide_with(name, arguments, self.risks, self.allowlist, self.rules)
+
+    def risk(self, name: str) -> str:
+        return self.risks.get(name, "write")
+
+
 def reference(id: str, name: str) -> Any:
     """The course's piece: exercise `id`'s reference solution, run as a cell, and the `name` it defines."""
     ex = REGISTRY.get(id) or load_all()[id]
