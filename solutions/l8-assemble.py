@@ -1,6 +1,6 @@
 # EXERCISE l8-assemble (nothing to write: your pieces are the exercise cells above;
 # graded, this cell runs after them, and the next cell runs them together)
-# ruff: noqa: E402 - each piece is a cell, with its own imports
+# ruff: noqa: E402, F811 - each piece is a cell, with its own imports
 
 
 # the reference piece of l8-injection-rule

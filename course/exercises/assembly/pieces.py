@@ -127,5 +127,5 @@ def solution_source(id: str, cell: str) -> str:
     for used in (REGISTRY.get(id) or load_all()[id]).uses:
         piece = (SOLUTIONS / f"{used}.py").read_text(encoding="utf-8").strip()
         parts.append(piece.replace(f"# EXERCISE {used}", f"# the reference piece of {used}", 1))
-    noqa = "# ruff: noqa: E402 - each piece is a cell, with its own imports"
+    noqa = "# ruff: noqa: E402, F811 - each piece is a cell, with its own imports"
     return "\n\n\n".join([cell.strip() + "\n" + noqa, *parts]) + "\n"
