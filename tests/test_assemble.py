@@ -14,7 +14,8 @@ from course.exercises.assembly import STEPS, lesson8
 from course.exercises.assembly.pieces import solution_source
 from course.paths import ROOT
 
-NOTEBOOKS = {"l2-assemble": "02_agent_loop.ipynb", "l4-assemble": "04_permissions.ipynb",
+NOTEBOOKS = {"l2-assemble": "02_agent_loop.ipynb", "l3-assemble": "03_document_search.ipynb",
+             "l4-assemble": "04_permissions.ipynb",
              "l5-assemble": "05_mcp_server.ipynb",
              "l6-assemble": "06_mcp_client.ipynb",
              "l8-assemble": "08_architecture_and_security.ipynb"}
@@ -88,6 +89,7 @@ def test_the_reference_solution_of_an_assemble_step_is_its_cell_with_the_referen
 LOOK_ALIKES = {  # named like the piece, shaped like it, passes nothing
     "l2-assemble": ("l2-agent-loop", "def run_loop(client, model, messages, tools, execute, limits):\n"
                                      "    return 'Your latest order A1001 is shipped.', 'done', 0\n"),
+    "l3-assemble": ("l3-rank", "def rank(query, vectors, k):\n    return list(range(k))\n"),
     "l4-assemble": ("l4-allowlist", "def only(allowed):\n    return lambda name, arguments: None\n"),
     "l5-assemble": ("l5-trim", "def trim(raw, n):\n    return {'results': raw['results'][:n]}\n"),
     "l6-assemble": ("l6-to-openai", "def to_openai(tool):\n    return {'type': 'function', 'function': {"

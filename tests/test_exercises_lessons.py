@@ -44,7 +44,7 @@ LESSONS = [
     Lesson("02_agent_loop.ipynb",
            ("l2-limit-reached", "l2-agent-loop", "l2-repeat-key", "l2-skip-repeats", "l2-finish", "l2-assemble")),
     Lesson("03_document_search.ipynb",
-           ("l3-sections", "l3-rank", "l3-search-docs", "l3-hit-at-k", "l3-best-per-doc"),
+           ("l3-sections", "l3-rank", "l3-search-docs", "l3-hit-at-k", "l3-best-per-doc", "l3-assemble"),
            cell_timeout=120, timeout=180),
     Lesson("04_permissions.ipynb",
            ("l4-refund-limit", "l4-policy", "l4-guard", "l4-log", "l4-allowlist", "l4-assemble")),
