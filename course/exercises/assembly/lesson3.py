@@ -10,14 +10,10 @@ lesson's model.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import json
 import math
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -90,12 +86,16 @@ def story(p: Mapping[str, Any], questions: list[dict]) -> tuple[str, float, list
 def courses(questions: list[dict]) -> tuple[str, float, list[str]]:
     from course.search import DocIndex, evaluate
 
-    with tempfile.TemporaryDirectory() as cache, contextlib.redirect_stderr(io.StringIO()):  # no progress bar
-        index = DocIndex(embedder=WordHash(), cache_dir=Path(cache), shared_cache=None)
-        hit = index.search(QUESTION, 3)[0]
-        top = next(s.label for s in index.sections if (s.doc, s.heading) == (hit.doc, hit.heading))
-        score = evaluate(index, questions)["hit@3"]
-        best = list(dict.fromkeys(h.doc for h in index.search("refund", 12)))[:3]
+    # The course's index on the same embedder; its vectors made here, not by embed_all, whose progress bar
+    # would be a widget in the notebook's output.
+    index = DocIndex(embedder="lexical")
+    index.embedder = WordHash()
+    index.vectors = index.embedder.encode([s.embedding_text() for s in index.sections])
+    index.mode = "embeddings"
+    hit = index.search(QUESTION, 3)[0]
+    top = next(s.label for s in index.sections if (s.doc, s.heading) == (hit.doc, hit.heading))
+    score = evaluate(index, questions)["hit@3"]
+    best = list(dict.fromkeys(h.doc for h in index.search("refund", 12)))[:3]
     return top, round(float(score), 3), best
 
 
