@@ -25,7 +25,31 @@ from course.paths import DATA, ROOT
 PIECES = {"l3-sections": "split_sections", "l3-rank": "rank", "l3-search-docs": "search_docs",
           "l3-hit-at-k": "hit_at_k", "l3-best-per-doc": "best_sections"}
 QUESTION = "Who pays for return postage?"  # one that shares its words with the answer: keywords find it
-GIVEN = ""  # each piece's cell imports what it uses
+# What the notebook has imported before the assemble cell (tests/test_exercises_lessons.py compares them).
+GIVEN = """
+from course.backend import connect
+from course.exercises import check, hint
+from course.stories.lesson3 import document_search
+from course.paths import DATA
+from course import show
+from course.search import Section, load_sections
+from pathlib import Path
+from course.search import DocIndex
+import numpy as np
+from course.search import cosine, heatmap, normalize
+from IPython.display import HTML, display
+from course.search import words
+import time
+from course.search import EmbeddingCache
+import shutil
+import tempfile
+import json
+from course.paths import ROOT
+from course.search import evaluate
+from course.doctools import DocTools
+from course.tools import ToolFailure
+from course.agent import Limits, run_agent
+"""
 
 
 class WordHash:
