@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from course.backend import MODEL
-from course.exercises.assembly.pieces import Assembly, gather, judged
+from course.exercises.assembly.pieces import Assembly, definitions, gather, judged
 from course.exercises.registry import exercise, run_async
 
 PIECES = {"l6-list-tools": "list_tools", "l6-to-openai": "to_openai", "l6-execute": "make_execute",
@@ -64,9 +64,13 @@ async def yours(p: Mapping[str, Any], question: str, store: Path) -> str:
 
     async with Client(build_server(store_path=store, embedder="lexical")) as client:
         tools = await p["list_tools"](client, ALLOW)
-        execute = p["make_execute"](client, {t.name: t for t in tools}, yes, 10)
-        return await p["agent"](ScriptedModel(refund_desk).async_client(), MODEL, question,
-                                [p["to_openai"](t) for t in tools], execute)
+        run = p["make_execute"](client, {t.name: t for t in tools}, yes, 10)
+        offered, routes = definitions(p["to_openai"], {"docs": tools})
+
+        async def execute(name, arguments):  # the name the model saw, back to the server's
+            return await run(routes[name][1] if name in routes else name, arguments)
+
+        return await p["agent"](ScriptedModel(refund_desk).async_client(), MODEL, question, offered, execute)
 
 
 async def courses(question: str, store: Path) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from course.exercises.assembly.pieces import Assembly, LearnersPolicy, Piece, gather, judged
+from course.exercises.assembly.pieces import Assembly, LearnersPolicy, Piece, definitions, gather, judged
 from course.exercises.registry import REGISTRY, exercise, exercise_cells, load_all, run_async, run_cell, run_check
 
 HERE = {"l8-injection-rule": "customer_orders_only", "l8-changed-tool": "changed_tools"}
@@ -105,21 +105,23 @@ async def whole_assistant(p: Mapping[str, Any], question: str, store: Path) -> t
     from course.stories.lesson6 import refund_desk
 
     async with Client(build_server(store_path=store, embedder="lexical")) as docs, Client(p["shipping"]) as ship:
-        owner, listed = {}, []
-        for client, allow in ((docs, ALLOW), (ship, {"shipping_cost"})):
+        owner, listed = {}, {}
+        for server, client, allow in (("docs", docs, ALLOW), ("shipping", ship, {"shipping_cost"})):
             tools = await p["list_tools"](client, allow)
             pinned = {t.name: t for t in tools}
             changed = p["changed_tools"](pinned, await p["list_tools"](client, allow))  # lesson 8: pinned
             if changed:
                 raise RuntimeError(f"changed since pinning: {sorted(changed)}")
             run = p["make_execute"](client, pinned, lambda name, args: _yes(), 10)  # the guard asks, not this
-            owner.update({t.name: run for t in tools})
-            listed += tools
-        risks = {t.name: "read" if t.annotations and t.annotations.read_only_hint else "write" for t in listed}
-        policy = LearnersPolicy(p["decide"], risks, set(owner), [p["customer_orders_only"](question)])
+            owner[server], listed[server] = run, tools
+        definitions_, routes = definitions(p["to_openai"], listed)
+        risks = {name: "read" if tool.annotations and tool.annotations.read_only_hint else "write"
+                 for name, tool in _named(listed, routes).items()}
+        policy = LearnersPolicy(p["decide"], risks, set(routes), [p["customer_orders_only"](question)])
 
-        async def execute(name, arguments):
-            return await owner[name](name, arguments)
+        async def execute(name, arguments):  # the name the model saw, back to its server's tool
+            server, tool = routes[name]
+            return await owner[server](tool, arguments)
 
         guarded = p["guard"](execute, policy, ScriptedApprover([True]))
         loop = asyncio.get_running_loop()
@@ -131,11 +133,16 @@ async def whole_assistant(p: Mapping[str, Any], question: str, store: Path) -> t
         def sync_execute(name, arguments):  # lesson 2's loop is sync: its calls come back to this loop
             return asyncio.run_coroutine_threadsafe(one_call(name, arguments), loop).result(30)
 
-        definitions = [p["to_openai"](t) for t in listed]
         answer, stop, _ = await asyncio.to_thread(p["run_loop"], ScriptedModel(refund_desk).client(), MODEL,
-                                                  [{"role": "user", "content": question}], definitions,
+                                                  [{"role": "user", "content": question}], definitions_,
                                                   sync_execute, Limits(max_steps=6))
     return answer, stop
+
+
+def _named(listed: Mapping[str, list], routes: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
+    """{name the model sees: the Tool}."""
+    tools = {(server, t.name): t for server, found in listed.items() for t in found}
+    return {name: tools[route] for name, route in routes.items()}
 
 
 async def _yes() -> bool:

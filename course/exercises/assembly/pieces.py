@@ -129,3 +129,20 @@ def solution_source(id: str, cell: str) -> str:
         parts.append(piece.replace(f"# EXERCISE {used}", f"# the reference piece of {used}", 1))
     noqa = "# ruff: noqa: E402, F811 - each piece is a cell, with its own imports"
     return "\n\n\n".join([cell.strip() + "\n" + noqa, *parts]) + "\n"
+
+
+def definitions(to_openai, servers: Mapping[str, list]) -> tuple[list[dict], dict[str, tuple[str, str]]]:
+    """The model's tool definitions and {name the model sees: (server, tool name)} from lesson 6's `to_openai`,
+    in either of its shapes: every server's tools at once → (definitions, routes), or one tool → one definition."""
+    try:
+        out = to_openai(dict(servers))
+        if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], dict):
+            return list(out[0]), dict(out[1])
+    except (AttributeError, TypeError, KeyError):  # the one-tool shape, handed a dict
+        pass
+    found, routes = [], {}
+    for server, tools in servers.items():
+        for tool in tools:
+            found.append(to_openai(tool))
+            routes[tool.name] = (server, tool.name)
+    return found, routes
