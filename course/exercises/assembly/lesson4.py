@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from course.exercises.assembly.pieces import Assembly, LearnersPolicy, gather, judged, reference
+from course.exercises.assembly.pieces import Assembly, LearnersPolicy, gather, judged
 from course.exercises.registry import exercise, run_async
+from course.permissions import Decision
 
 PIECES = {"l4-refund-limit": "refund_limit", "l4-policy": "decide", "l4-guard": "guard", "l4-allowlist": "only"}
 ALLOWED = {"get_order_record", "get_order_status", "find_orders", "issue_refund", "cancel_order"}  # no tickets
@@ -46,6 +47,16 @@ from course.scripted import ScriptedModel, call, raw_call
 """
 
 
+def small_refunds_run(name: str, arguments: dict) -> Decision | None:
+    """The story's rule, as the course's policy holds it: a refund of at most 50 EUR runs without asking."""
+    amount = arguments.get("amount")
+    if name != "issue_refund":
+        return None
+    if isinstance(amount, int | float) and not isinstance(amount, bool) and amount == amount:  # not NaN
+        return "allow" if amount <= 50 else "ask"
+    return "ask"
+
+
 async def desk(p: Mapping[str, Any] | None, store_path: Path) -> tuple[str, list, str]:
     """One run of the desk: with the learner's pieces `p`, or the course's `Policy` and `guarded` (None)."""
     from course.agent import Limits, arun_agent
@@ -62,10 +73,9 @@ async def desk(p: Mapping[str, Any] | None, store_path: Path) -> tuple[str, list
     store.reset()
     toolbox = Toolbox(get_order_status, find_orders, *store.read_tools(), *store.write_tools())
     human = ScriptedApprover([False, False, False])  # section 6's human: no to what is asked
-    if p is None:
-        rules = [reference("l4-refund-limit", "refund_limit"), reference("l4-allowlist", "only")(ALLOWED)]
-        execute = guarded(toolbox.execute, policy=Policy.for_tools(toolbox.tools.values(), rules=rules),
-                          approver=human)
+    if p is None:  # the course's: its allowlist, and the story's rule
+        course = Policy.for_tools(toolbox.tools.values(), allowlist=ALLOWED, rules=[small_refunds_run])
+        execute = guarded(toolbox.execute, policy=course, approver=human)
     else:
         risks = {t.name: t.risk for t in toolbox.tools.values()}
         policy = LearnersPolicy(p["decide"], risks, None, [p["refund_limit"], p["only"](ALLOWED)])

@@ -23,6 +23,17 @@ RAW = {"results": [{"title": f"Descaling a kettle, part {i}", "url": f"https://e
 LOOKUPS: list[tuple[str, dict[str, Any]]] = [
     ("shipping_cost", {"weight_kg": 2, "country": "FR"}), ("parcel_status", {"number": "P1002"}),
     ("track", {"number": "DHL123"}), ("web_search", {"query": "descale a kettle"})]
+# What the tools answer, by the lessons' own rules and data (4.90 EUR + 1.00 per kg; PARCELS; TRACKING; RAW cut to
+# two results): the course's version of the answer, built by the same desk from these results.
+FACTS = [
+    {"role": "assistant", "tool_calls": [{"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": "{}"}}
+                                         for i, (n, _) in enumerate(LOOKUPS)]},
+    {"role": "tool", "tool_call_id": "c0", "content": json.dumps({"country": "FR", "cost_eur": 6.9})},
+    {"role": "tool", "tool_call_id": "c1", "content": "in transit"},
+    {"role": "tool", "tool_call_id": "c2", "content": json.dumps({"number": "DHL123", "status": "in transit"})},
+    {"role": "tool", "tool_call_id": "c3", "content": json.dumps(
+        {"results": [{k: r[k] for k in ("title", "url")} for r in RAW["results"][:2]]})},
+]
 GIVEN = ""  # each piece's cell imports what it uses (lesson 5's GIVENs hold what the checks assume)
 
 
@@ -85,13 +96,10 @@ async def desk(p: Mapping[str, Any]) -> str:
 
 
 def assemble(namespace: Mapping[str, Any]) -> Assembly:
-    from course.exercises.assembly.pieces import reference
-
     pieces = gather(PIECES, namespace)
-    course = {name: reference(id, name) for id, name in PIECES.items()}
     with contextlib.redirect_stdout(io.StringIO()):
         got = run_async(lambda: desk({p.name: p.value for p in pieces}), limit=60)
-        want = run_async(lambda: desk(course), limit=60)
+    want = parcel_desk({"messages": [{"role": "user", "content": QUESTION}, *FACTS]})
     return Assembly("l5-assemble", pieces, got=got, want=want,
                     lines=[f"the customer: {QUESTION}", f"your servers, through the host: {got}"])
 

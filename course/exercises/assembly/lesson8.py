@@ -149,7 +149,11 @@ async def _yes() -> bool:
     return True
 
 
-async def courses_assistant(shipping: Any, question: str, store: Path) -> tuple[str, str]:
+async def courses_assistant(shipping: Any, question: str, store: Path, rule: Any = None,
+                            changed_tools: Any = None) -> tuple[str, str]:
+    """The course's host and loop; with lesson 8's pieces `rule` (a host rule) and `changed_tools` (asked about
+    the tools the host listed, pinned as listed) when given: what the check grades, since the grader's sandbox
+    has neither the earlier notebooks nor the reference solutions."""
     from course.agent import Limits, arun_agent
     from course.approval import ScriptedApprover
     from course.backend import MODEL
@@ -158,9 +162,14 @@ async def courses_assistant(shipping: Any, question: str, store: Path) -> tuple[
     from course.servers.docs import build_server
     from course.stories.lesson6 import refund_desk
 
-    async with McpHost(approver=ScriptedApprover([True]), quiet=True) as host:
+    async with McpHost(approver=ScriptedApprover([True]), quiet=True, rules=[rule] if rule else []) as host:
         await host.connect("docs", in_memory(build_server(store_path=store, embedder="lexical")), allow=ALLOW)
-        await host.connect("shipping", in_memory(shipping), allow={"shipping_cost"})
+        if shipping is not None:
+            await host.connect("shipping", in_memory(shipping), allow={"shipping_cost"})
+        if changed_tools is not None:
+            listed = host.listed["docs"]
+            if changed_tools({t.name: t for t in listed}, listed):
+                return "changed since pinning", "stopped"
         result = await arun_agent(ScriptedModel(refund_desk).async_client(), MODEL, question, tools=host.tools(),
                                   execute=host.execute, limits=Limits(max_steps=6))
     return result.answer, result.stop_reason
@@ -184,6 +193,11 @@ def assemble(namespace: Mapping[str, Any], folder: Path | None = None,
 
 @exercise("l8-assemble", lesson=8, given=GIVEN, uses=tuple(HERE))
 def check_assemble(customer_orders_only, changed_tools):
-    done = assemble(dict(customer_orders_only=customer_orders_only, changed_tools=changed_tools))
-    done.pieces = [p for p in done.pieces if p.id in HERE]  # graded: this lesson's pieces; the rest is shown
-    return judged(done)
+    """Graded: this lesson's two pieces in the course's host (the whole assistant is what the notebook shows)."""
+    pieces = gather(HERE, dict(customer_orders_only=customer_orders_only, changed_tools=changed_tools))
+    p = {piece.name: piece.value for piece in pieces}
+    with tempfile.TemporaryDirectory() as work, contextlib.redirect_stdout(io.StringIO()):
+        got = run_async(lambda: courses_assistant(None, QUESTION, Path(work) / "yours.json",
+                                                  p["customer_orders_only"](QUESTION), p["changed_tools"]), 60)
+        want = run_async(lambda: courses_assistant(None, QUESTION, Path(work) / "course.json"), 60)
+    return judged(Assembly("l8-assemble", pieces, got=got, want=want))
