@@ -83,7 +83,8 @@ def test_the_assemble_check_passes_with_the_reference_solutions_and_not_with_the
 
 @pytest.mark.parametrize("id", sorted(STEPS))
 def test_the_reference_solution_of_an_assemble_step_is_its_cell_with_the_reference_pieces(id):
-    assert (ROOT / "solutions" / f"{id}.py").read_text() == solution_source(id, stubs(id)[id])
+    assert (ROOT / "solutions" / f"{id}.py").read_text() == solution_source(id, stubs(id)[id]), \
+        "a piece's reference solution changed: run `python -m tools.assemble_solutions`"
 
 
 LOOK_ALIKES = {  # named like the piece, shaped like it, passes nothing
