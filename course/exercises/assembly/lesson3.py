@@ -55,6 +55,7 @@ import time
 from course.search import EmbeddingCache
 import shutil
 import tempfile
+import json
 from course.paths import ROOT
 from course.search import evaluate
 from course.doctools import DocTools
