@@ -47,6 +47,9 @@ class Exercise:
     lesson: int
     check: Callable[..., Any]
     given: str  # code run before the learner's cell when it is checked outside the notebook
+    # The exercises whose cells an assemble step runs with (course/exercises/assembly/): graded on its own, the
+    # assemble cell needs theirs before it.
+    uses: tuple[str, ...] = ()
 
     @property
     def needs(self) -> list[str]:
@@ -79,7 +82,7 @@ class Verdict:
 REGISTRY: dict[str, Exercise] = {}
 
 
-def exercise(id: str, *, lesson: int, given: str = "") -> Callable:
+def exercise(id: str, *, lesson: int, given: str = "", uses: tuple[str, ...] = ()) -> Callable:
     """Register a check function under a stable exercise id."""
 
     def register(check: Callable) -> Callable:
@@ -89,16 +92,16 @@ def exercise(id: str, *, lesson: int, given: str = "") -> Callable:
             raise DuplicateExercise(f"exercise id {id!r} is already registered by "
                                     f"{old.check.__module__}.{old.check.__qualname__}; give "
                                     f"{check.__module__}.{check.__qualname__} an id of its own.")
-        REGISTRY[id] = Exercise(id, lesson, check, given)
+        REGISTRY[id] = Exercise(id, lesson, check, given, tuple(uses))
         return check
 
     return register
 
 
 def load_all() -> dict[str, Exercise]:
-    """Import every `course.exercises.lessonN` module so all checks are registered."""
+    """Import every `course.exercises.lessonN` module, and the assemble steps, so all checks are registered."""
     for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        if info.name.startswith("lesson"):
+        if info.name.startswith("lesson") or info.name == "assembly":
             importlib.import_module(f"{__package__}.{info.name}")
     return REGISTRY
 

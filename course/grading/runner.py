@@ -108,7 +108,9 @@ def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int) -> None:
             learner.results.append(Grade(ex_id, "no cell", f"no cell starting with `# EXERCISE {ex_id}` (deleted, "
                                                             "or its first line changed?)."))
             continue
-        result = Grade(ex_id, "not yet", "", copies[-1], reasons=review(copies[-1], lesson))
+        # An assemble step (its exercise `uses` others) runs after the cells of the pieces it assembles.
+        code = "\n\n".join([cells[u][-1] for u in REGISTRY[ex_id].uses if cells.get(u)] + [copies[-1]])
+        result = Grade(ex_id, "not yet", "", code, reasons=review(code, lesson))
         if len(copies) > 1:
             result.reasons.insert(0, f"{len(copies)} cells carry the id {ex_id}: the last one is graded, and which "
                                      "one the notebook ran is not known")
