@@ -154,7 +154,7 @@ def check_best_per_doc(best_sections):
         if any(q != query for q, _ in index.asked):
             raise NotYet(f"best_sections searched for {next(q for q, _ in index.asked if q != query)!r:.80}, but the "
                          f"query was {query!r:.80}.",
-                         "pass the query you were given to index.search as it is.")
+                         "search for the query you were given, as it is: pass `query` to index.search unchanged.")
         docs = [h.doc for h in got]
         if len(docs) != len(set(docs)):
             raise NotYet("a document appears twice.",
