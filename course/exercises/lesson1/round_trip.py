@@ -61,8 +61,8 @@ def _ask(ask, question: str):
     from course.backend import MODEL
     from course.stories.lesson1 import order_status
 
-    fake = capped(order_status, 4, "ask() sent 5 requests for one question: after the tool results, the model "
-                                   "answers in text; return that answer.")
+    fake = capped(order_status, 4, "ask() sent 5 requests for one question.",
+                  "after the tool results, the model answers in text: return that answer instead of asking again.")
     try:
         answer = ask(fake.client(max_retries=0), MODEL, question, ToolsOnly())
     except openai.BadRequestError as e:

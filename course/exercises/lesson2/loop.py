@@ -26,8 +26,8 @@ def _loop(run_loop, script, limits, *, salt: str):
     before = copy.deepcopy(messages)
     rule = stepper(tools, script["steps"], script["answer"], salt, script.get("parallel", False))
 
-    fake = capped(rule, 40, "your loop sent over 40 requests to a model that never stops calling tools: check "
-                            "the limits before every request (limit_reached) and stop when one is reached.")
+    fake = capped(rule, 40, "your loop sent over 40 requests to a model that never stops calling tools.",
+                  "check the limits before every request (limit_reached) and stop when one is reached.")
     try:
         out = run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits)
     except openai.BadRequestError as e:

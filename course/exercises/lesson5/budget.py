@@ -67,8 +67,8 @@ def session(server: Any, count: int, parallel: bool) -> tuple[dict, list]:
             return tools, list(await asyncio.gather(*(c() for c in calls)))
         return tools, [await c() for c in calls]
 
-    return run_async(lambda: in_memory(server, talk), limit=20, hint=" (does a call wait for a lock that is "
-                     "never released?)")
+    return run_async(lambda: in_memory(server, talk), limit=20, hint="does a call wait for a lock that is never "
+                     "released? Release it on every path (async with does).")
 
 
 def refusal(result: Any, what: str) -> None:
