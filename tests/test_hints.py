@@ -164,30 +164,37 @@ def test_the_graders_report_holds_every_stage_of_the_hint(tmp_path, capsys):
     assert json.loads(report)  # still the report the grader writes
 
 
-# -- finding the stages in a hint's text -----------------------------------------------------------
-@pytest.mark.parametrize("message, stages", [
-    ("run_loop sent no request: ask the model with client.chat.completions.create(...).",
-     ("run_loop sent no request.", "ask the model with client.chat.completions.create(...).")),
-    ("only 1 hit(s) for k=2: ask the index for more hits than k. Several can come from one document.",
-     ("only 1 hit(s) for k=2.", "ask the index for more hits than k. Several can come from one document.")),
-    ("a section's text runs on. A section ends where the next `## ` heading starts.",
-     ("a section's text runs on.", "A section ends where the next `## ` heading starts.")),
-    ("for X the model reads only 'Error executing tool track': raise the SDK's ToolError.",
-     ("for X the model reads only 'Error executing tool track'.", "raise the SDK's ToolError.")),
-])
-def test_a_hint_is_cut_at_its_first_colon_or_sentence_end(message, stages):
-    assert hints.split(message) == stages
+# -- hints as data: no parser between a check and the learner ---------------------------------------
+def test_a_verdict_of_one_text_is_one_stage_as_written_and_hint_adds_the_general_advice():
+    """Before, `hints.split` cut this text at its first colon; now a check that wants two stages says so."""
+    from course.exercises import Verdict
+
+    verdict = Verdict("l0-one", False, "got 'a: b'. Then: more, all the problem.")
+    assert verdict.stages == ("got 'a: b'. Then: more, all the problem.",)
+    assert hints.stages_of(verdict) == (*verdict.stages, hints.HOW)
+    assert not hasattr(hints, "split")
 
 
-@pytest.mark.parametrize("message", [
-    "tool_message should return a dict with \"role\": \"tool\"; got {'role': 'user: me', 'x': 1}.",
-    "repeat_key raised KeyError: 'q'.",
-    "the rule crashed on f({'a': 'b. C'}) with TypeError: boom.",
-    "cite it as 'document › section', e.g. 'refunds › Time limits'.",
-    "with more tool steps done than max_steps, return 'max_steps' too.",
-])
-def test_values_errors_and_abbreviations_are_never_cut(message):
-    assert hints.split(message) == (message,)
+def test_a_name_the_cell_does_not_define_is_a_problem_and_what_to_do_as_two_stages():
+    verdict = judge(load_all()[LIMIT], {})
+    assert verdict.stages == ("there is no `limit_reached` in this kernel yet.",
+                              "define `limit_reached` in the exercise cell and run that cell first.")
+    assert hints.stages_of(verdict)[1] == verdict.stages[1]  # not the general advice
+    other_cell = check_source(LIMIT, HEAD + "    return HELPER\n")
+    assert other_cell.stages[0].startswith("your code uses `HELPER`, which the exercise cell does not define")
+    assert other_cell.stages[1].startswith("Keep the exercise cell self-contained: define `HELPER` in it")
+
+
+def test_a_check_that_restates_the_task_shows_what_it_expected_and_what_it_got():
+    """l2-finish on a model reply the learner's code changed: the verdict shows both texts, the hint how."""
+    source = (ROOT / "solutions" / "l2-finish.py").read_text().replace(
+        "answer = response.choices[0].message.content",
+        "answer = 'Answer: ' + str(response.choices[0].message.content)")
+    verdict = check_source("l2-finish", source, seed=0)
+    assert not verdict.passed
+    problem, how = verdict.stages
+    assert "expected '" in problem and "got 'Answer: " in problem, problem
+    assert "return it as it is" in how
 
 
 def test_the_same_fault_in_other_numbers_is_the_same_failure_and_other_words_are_not():
@@ -246,33 +253,28 @@ def test_a_crash_names_the_case_that_made_it_crash_and_hint_says_how_before_the_
 
 
 def notyets(lesson: str):
-    """(module, line, number of arguments) of every NotYet a lesson's checks raise."""
+    """(module, line, number of texts: 2, or 1 for anything else) of every NotYet a lesson's checks raise."""
     import ast
 
     for path in sorted((ROOT / "course" / "exercises" / lesson).glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "NotYet":
-                yield path.name, node.lineno, len(node.args)
+                two = len(node.args) == 2 and not any(isinstance(a, ast.Starred) for a in node.args)
+                yield path.name, node.lineno, 2 if two else 1
 
 
-@pytest.mark.parametrize("lesson", ["lesson6", "lesson7", "lesson8", "lesson9"])
-def test_every_failure_a_check_of_lessons_6_to_9_reports_is_a_problem_and_an_advice_as_data(lesson):
-    """No parser between the check and the learner: each NotYet holds what is wrong and how to go about it."""
+@pytest.mark.parametrize("lesson", [f"lesson{n}" for n in range(1, 10)] + ["."])
+def test_every_failure_a_check_reports_is_a_problem_and_an_advice_as_data(lesson):
+    """No parser between the check and the learner: each NotYet holds what is wrong and how to go about it, in
+    every lesson and in the modules they share ("."). Before, lessons 1 to 5 held 97 NotYet of one text."""
     one_text = [f"{module}:{line}" for module, line, n in notyets(lesson) if n != 2]
     assert not one_text, f"NotYet with one text in {lesson}: {one_text}"
-
-
-def test_most_failures_of_every_lesson_are_written_as_a_problem_and_an_advice():
-    """Lessons 1 to 5 still hold some one-text hints (cut by `hints.split`, or given the generic advice below);
-    their share may only go down."""
-    counts = [n for lesson in [f"lesson{i}" for i in range(1, 10)] for _, _, n in notyets(lesson)]
-    assert counts.count(2) >= 3 * counts.count(1), (counts.count(2), counts.count(1))
 
 
 @pytest.mark.parametrize("id", sorted(load_all()))
 def test_every_exercises_stub_and_a_one_text_failure_get_advice_before_the_solution(id, capsys):
     """Walks every exercise's hints: from the notebook's stub, check shows what is wrong, the first hint how to
-    go about it, the second the solution; a failure written as one text gets an advice of its own first."""
+    go about it, the second the solution; a verdict of one text (a failed assert) gets the general advice first."""
     stub = f"# EXERCISE {id}\n" + "".join(f"{name} = None\n" for name in load_all()[id].needs)
     verdict = check_source(id, stub)
     assert not verdict.passed

@@ -11,17 +11,19 @@ from course.exercises.registry import NotYet
 
 def rejected(e: openai.BadRequestError) -> NotYet:
     """A request the API refused (HTTP 400), as a hint about what the learner's code sent."""
-    return NotYet(refused(e))
+    problem, how = refused(e)
+    return NotYet(problem, how)
 
 
-def capped(answer, most: int, hint: str):
-    """A `ScriptedModel` that answers with `answer(body)`, and stops the learner's code with `hint` when it sends
-    more than `most` requests (a loop that never ends would otherwise hang the check)."""
+def capped(answer, most: int, problem: str, how: str):
+    """A `ScriptedModel` that answers with `answer(body)`, and stops the learner's code with a hint (what is wrong,
+    how to go about it) when it sends more than `most` requests (a loop that never ends would otherwise hang the
+    check)."""
     from course.scripted import ScriptedModel
 
     def model(body: dict):
         if len(fake.requests) > most:
-            raise NotYet(hint)
+            raise NotYet(problem, how)
         return answer(body)
 
     fake = ScriptedModel(model)

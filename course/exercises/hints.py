@@ -8,11 +8,11 @@ notebook shows those one at a time, and the reference solution last:
     hint("l1-tool-message")     💡 hint 2 of 2: solutions/l1-tool-message.py (stage 3, a last resort)
     hint("l1-tool-message")     no more hints
 
-A check raises `NotYet(problem, how)`, the two texts as data; `split` still finds them in a one-text hint,
-and a hint nothing cuts gets `HOW` before the solution. `trying(case)` around a call of the learner's code
-makes a crash name the case that made it. The grader reports the whole message (`Verdict.message`). Which
-stage a learner has reached lives in this kernel, per exercise; a verdict with another failure starts again
-at stage 1, a pass clears it. `hint` never runs the learner's code again.
+A check raises `NotYet(problem, how)`, the two texts as data, shown as written (no parser cuts a text
+apart); a verdict of one text only (a failed `assert`, say) gets `HOW` before the solution. `trying(case)`
+around a call of the learner's code makes a crash name the case that made it. The grader reports the whole
+message (`Verdict.message`). Which stage a learner has reached lives in this kernel, per exercise; a verdict
+with another failure starts again at stage 1, a pass clears it. `hint` never runs the learner's code again.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the SDK is imported where a crash is read, not when the hin
 
 
 class VerdictFields(Protocol):
-    """What hints read of a check's verdict: registry.Verdict, which builds on this module (`split`)."""
+    """What hints read of a check's verdict: registry.Verdict, which builds on this module (`skeleton`)."""
 
     @property
     def id(self) -> str: ...
@@ -47,14 +47,11 @@ class VerdictFields(Protocol):
     def seed(self) -> int | None: ...
 
 OPEN, CLOSE = "([{", ")]}"
-SENTENCE_START = re.compile(r"[A-Z`(]")
-# A colon that is no pause: in data (`"role": "tool"`, `'a': 1`) or after an error's name (`KeyError: 'x'`).
-DATA = re.compile(r"(['\"]: ['\"\d\[{(-]|\w(Error|Exception): .)$")
 
 
 def scan(text: str) -> list[tuple[int, bool]]:
     """(index, in a value) for each character: inside brackets, quotes or code is a value the check
-    quotes (`got {'role': 'tool'}`), which is never cut and does not make two failures different."""
+    quotes (`got {'role': 'tool'}`), which does not make two failures different (`skeleton`)."""
     marks, depth, quote = [], 0, ""
     for i, ch in enumerate(text):
         before = text[i - 1] if i else " "
@@ -76,40 +73,10 @@ def scan(text: str) -> list[tuple[int, bool]]:
     return marks
 
 
-def boundaries(text: str) -> tuple[list[int], list[int]]:
-    """Where `text` may be cut, outside values: sentence ends and colons."""
-    ends: list[int] = []
-    colons: list[int] = []
-    for i, inside in scan(text):
-        ch, after = text[i], text[i + 1:i + 3]
-        if inside or len(after) < 2 or after[0] != " ":
-            continue
-        if ch in ".!?" and SENTENCE_START.match(after[1]) and not text[:i + 1].endswith(("e.g.", "i.e.")):
-            ends.append(i)
-        elif ch == ":" and not DATA.search(text[max(0, i - 40):i + 3]):
-            colons.append(i)
-    return ends, colons
-
-
 def skeleton(message: str) -> str:
     """A hint's words without its values (quoted, bracketed, numbers): the same for the same fault."""
     words = "".join("…" if inside else message[i] for i, inside in scan(message))
     return re.sub(r"(\d+(\.\d+)?|…)(\s*(\d+(\.\d+)?|…))*", "…", words)
-
-
-def split(message: str) -> tuple[str, ...]:
-    """A hint's stages: what is wrong, then (if the text says more) how to go about it.
-
-    The first pause cuts: a colon ("what is wrong: how to go about it") or the end of the first sentence.
-    A text with neither is one stage.
-    """
-    message = message.strip()
-    ends, colons = boundaries(message)
-    if colons and (not ends or colons[0] < ends[0]):
-        return message[:colons[0]] + ".", message[colons[0] + 2:].strip()
-    if ends:
-        return message[:ends[0] + 1], message[ends[0] + 2:].strip()
-    return (message,) if message else ()
 
 
 def solution_stage(id: str) -> str:
@@ -140,8 +107,8 @@ class Kernel:
 KERNEL = Kernel()
 
 
-# For a failure whose check wrote what is wrong and nothing more (a one-text hint no pause cuts): `hint` says how
-# to go about it before it points to the solution.
+# For a failure whose check wrote what is wrong and nothing more (a verdict of one text): `hint` says how to go
+# about it before it points to the solution.
 HOW = ("try the case the message names in a cell of your own: call your function on it, print what it returns, "
        "and compare that with what the task's text asks for, point by point.")
 
@@ -257,30 +224,35 @@ def crashed(error: BaseException) -> tuple[str, str]:
         how = ("a list in one of the check's cases is shorter than your code expects (empty, say). Test its "
                "length, or loop over it, instead of taking a fixed index.")
     elif isinstance(error, openai.BadRequestError):  # the (scripted) API refused a request: HTTP 400
-        return problem, refused(error).removeprefix("the API refused a request (HTTP 400) because ")
+        return problem, refused(error)[1]
     else:
         how = ("the check tries inputs the notebook's example does not show: empty, missing, None, failing "
                "ones. Read the line named above, ask which input could make it fail, and handle that case.")
     return problem, how
 
 
-def refused(e: openai.BadRequestError) -> str:
-    """What a request the API refused (HTTP 400) says about what the learner's code sent (api_hints.rejected)."""
+REFUSED = "the API refused a request (HTTP 400): "
+
+
+def refused(e: openai.BadRequestError) -> tuple[str, str]:
+    """What a request the API refused (HTTP 400) says about what the learner's code sent (api_hints.rejected):
+    what is wrong, then how to go about it."""
     detail = e.body.get("message", "") if isinstance(e.body, dict) else str(e)
     if "did not have response messages" in detail:
-        hint = ("the model asked for several calls in one message: every call in message.tool_calls needs its "
-                "own tool message (answer every one), right after the assistant's message, before the next request.")
-    elif "must be a response to a preceeding message" in detail:
-        hint = ("a tool message answers no call of the message before it. Append the assistant's message "
-                "(message.model_dump(exclude_none=True)) first, then one tool message per call, with "
-                "tool_call_id=call.id.")
-    elif "tool_choice" in detail and "only allowed when 'tools'" in detail:
-        hint = "tool_choice is only allowed together with tools: keep tools=tools in the request."
-    elif "offered no tools" in detail:
-        hint = "the model wants to call a tool, but your request offered none: pass tools=tools."
-    elif "Invalid type for" in detail:
-        hint = "a tool message's content must be text: the string execute(...) returns."
-    else:
-        return f"the API refused a request (HTTP 400: {detail:.120}): look at what your request sends."
-    # "because" keeps what is wrong in the first stage of the hint (course/exercises/hints.py)
-    return f"the API refused a request (HTTP 400) because {hint}"
+        return (REFUSED + "the model asked for several calls in one message, and not every one got its answer.",
+                "every call in message.tool_calls needs its own tool message (answer every one), right after the "
+                "assistant's message, before the next request.")
+    if "must be a response to a preceeding message" in detail:
+        return (REFUSED + "a tool message answers no call of the message before it.",
+                "Append the assistant's message (message.model_dump(exclude_none=True)) first, then one tool "
+                "message per call, with tool_call_id=call.id.")
+    if "tool_choice" in detail and "only allowed when 'tools'" in detail:
+        return (REFUSED + "tool_choice is only allowed together with tools.", "keep tools=tools in the request.")
+    if "offered no tools" in detail:
+        return (REFUSED + "the model wants to call a tool, but your request offered none.", "pass tools=tools.")
+    if "Invalid type for" in detail:
+        return (REFUSED + f"{detail:.120}",
+                "a tool message's content must be text: the string execute(...) returns.")
+    return (f"the API refused a request (HTTP 400: {detail:.120}).",
+            "look at what your request sends: print the messages and tools you pass to create(...) just before "
+            "the call, and compare them with the lesson's example.")

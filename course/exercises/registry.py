@@ -8,9 +8,8 @@ In a notebook, an exercise is two cells:
     check("l1-tool-message")            <- prints a verdict; never stops Run All
 
 A check is a function registered with `@exercise`; its parameter names are the names
-it takes from the learner's namespace. It raises `NotYet("hint")` (or fails an
-`assert` with a message) when the solution is not there yet: first what is wrong, then how to go about
-it: `NotYet(problem, how)`, two texts (hints as data), or one text that `hints.split` parts. `check`
+it takes from the learner's namespace. It raises `NotYet(problem, how)` when the solution is not there yet:
+two texts, what is wrong and how to go about it (hints as data: no parser cuts them apart). `check`
 shows the problem; `hint(id)` shows how, then where the reference solution is (course/exercises/hints.py).
 Reference solutions live in
 `solutions/<id>.py`; `tests/test_exercises.py` proves each check passes on its solution
@@ -61,8 +60,9 @@ class Verdict:
     id: str
     passed: bool
     message: str  # the whole hint: what the grader reports
-    # The hint in stages, for the notebook (`hints.split` of the message unless given); and what failed where,
-    # so that a new failure starts the stages again. Neither takes part in comparing verdicts.
+    # The hint in stages, for the notebook (what is wrong, how to go about it; the message alone when a check
+    # wrote one text); and what failed where, so that a new failure starts the stages again. Neither takes part
+    # in comparing verdicts.
     stages: tuple[str, ...] = field(default=(), compare=False)
     failure: str = field(default="", compare=False, repr=False)
     # The seed the check drew its cases from, when it drew any: check(id, seed=...) replays them.
@@ -70,7 +70,7 @@ class Verdict:
 
     def __post_init__(self) -> None:
         if not self.passed and not self.stages:
-            object.__setattr__(self, "stages", hints.split(self.message))
+            object.__setattr__(self, "stages", (self.message,))
         if not self.passed and not self.failure:
             object.__setattr__(self, "failure", self.message)
 
@@ -123,7 +123,10 @@ def judge(ex: Exercise, namespace: dict, seed: int | None = None) -> Verdict:
     id = ex.id
     missing = [n for n in ex.needs if n not in namespace]
     if missing:
-        return Verdict(id, False, f"define `{'`, `'.join(missing)}` in the exercise cell and run that cell first.")
+        names = f"`{'`, `'.join(missing)}`"
+        problem, how = f"there is no {names} in this kernel yet.", f"define {names} in the exercise cell and run " \
+                                                                  "that cell first."
+        return Verdict(id, False, joined(problem, how), stages=(problem, how), failure="NameError")
     seed = seeds.of_code([namespace[n] for n in ex.needs]) if seed is None else seed
     verdict = _judge(ex, namespace, seed)
     if not verdict.passed and seeds.drawn() and verdict.failure not in ("NotImplementedError", "NameError"):
@@ -140,7 +143,7 @@ def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
         if len(e.args) == 2:  # hints as data: NotYet(problem, how), no parser needed
             problem, how = map(str, e.args)
             return Verdict(id, False, joined(problem, how), stages=(problem, how), failure=raised_at(e))
-        return Verdict(id, False, str(e), failure=raised_at(e))
+        return Verdict(id, False, str(e), failure=raised_at(e))  # one text: `hint` adds hints.HOW
     except NotImplementedError:
         wrong, how = STUB
         return Verdict(id, False, f"{wrong}: {how}", stages=(f"{wrong}.", how), failure="NotImplementedError")
@@ -149,7 +152,7 @@ def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
     except Exception as e:  # the learner's code crashed: show what, without a traceback
         hint = undefined(e)
         if hint:  # the name is another cell's: the hint says what to do, in stages
-            return Verdict(id, False, hint, failure="NameError")
+            return Verdict(id, False, joined(*hint), stages=hint, failure="NameError")
         problem, how = hints.crashed(e)
         return Verdict(id, False, f"{problem} {how}", stages=(problem, how), failure=type(e).__name__)
     return Verdict(id, True, note or "")
@@ -170,16 +173,17 @@ def raised_at(e: BaseException) -> str:
     return f"{where} {hints.skeleton(' '.join(map(str, e.args)))}"
 
 
-def undefined(error: BaseException) -> str | None:
-    """The hint for a NameError the learner's code raised when a check called it, else None.
+def undefined(error: BaseException) -> tuple[str, str] | None:
+    """The hint (what is wrong, how to go about it) for a NameError the learner's code raised when a check called
+    it, else None.
 
     In the notebook the name may come from another cell; the check runs the exercise cell on its own."""
     if not isinstance(error, NameError) or isinstance(error, UnboundLocalError):  # the latter: a bug in the function
         return None
     name = f"`{error.name}`" if getattr(error, "name", None) else "a name"
-    return (f"your code uses {name}, which the exercise cell does not define ({error}). Keep the exercise cell "
-            f"self-contained: define {name} in it, since the check runs that cell without the notebook's other "
-            "cells.")
+    return (f"your code uses {name}, which the exercise cell does not define ({error}).",
+            f"Keep the exercise cell self-contained: define {name} in it, since the check runs that cell without "
+            "the notebook's other cells.")
 
 
 def self_contained(error: BaseException) -> None:
@@ -187,11 +191,17 @@ def self_contained(error: BaseException) -> None:
     the check's own advice (catching it, say, would not help)."""
     hint = undefined(error)
     if hint:
-        raise NotYet(hint) from None
+        problem, how = hint
+        raise NotYet(problem, how) from None
 
 
-def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
-    """Run `make_coroutine()` to completion on a fresh loop in a daemon thread, within `limit` seconds."""
+WAITS = ("look for a wait that never ends: a loop with no way out, or an await on something that never comes (a "
+         "lock never released, an answer nobody sends).")
+
+
+def run_async(make_coroutine, limit: float = 10.0, hint: str = WAITS) -> Any:
+    """Run `make_coroutine()` to completion on a fresh loop in a daemon thread, within `limit` seconds; past it, the
+    learner's code gets `hint`: how to go about a function that does not finish."""
     box: dict[str, Any] = {}
 
     def work() -> None:
@@ -204,7 +214,7 @@ def run_async(make_coroutine, limit: float = 10.0, hint: str = "") -> Any:
     thread.start()
     thread.join(limit + 5)
     if thread.is_alive() or isinstance(box.get("error"), TimeoutError | asyncio.TimeoutError):
-        raise NotYet(f"your function did not finish within {limit:g} s{hint}.")
+        raise NotYet(f"your function did not finish within {limit:g} s.", hint)
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -261,19 +271,18 @@ def run_cell(ex: Exercise | None, id: str, source: str, namespace: dict | None =
         try:
             exec(compile(source, filename, "exec"), namespace)
         except NameError as e:
-            return namespace, Verdict(id, False, f"the cell uses `{e.name}`, which only the notebook defines: "
-                                                 "keep the exercise cell self-contained and put test calls in a "
-                                                 "cell of their own.")
+            problem = f"the cell uses `{e.name}`, which only the notebook defines."
+            how = "keep the exercise cell self-contained and put test calls in a cell of their own."
+            return namespace, Verdict(id, False, joined(problem, how), stages=(problem, how), failure="NameError")
         except SyntaxError as e:
             message = f"the cell does not run: SyntaxError on line {e.lineno}: {e.msg}"
             return namespace, Verdict(id, False, message, stages=(message,))
         except Exception as e:
             if raised_in(e, inspect.__file__):  # a class's source, say: not even Jupyter has that one
-                return namespace, Verdict(id, False, "inspect cannot read a source the cell asks for when the cell "
-                                                     "is checked on its own, outside the notebook "
-                                                     f"({type(e).__name__}). Move the show.source(...) or "
-                                                     "inspect.getsource(...) call into a cell of its own.",
-                                          failure="inspect")
+                problem = ("inspect cannot read a source the cell asks for when the cell is checked on its own, "
+                           f"outside the notebook ({type(e).__name__}).")
+                how = "Move the show.source(...) or inspect.getsource(...) call into a cell of its own."
+                return namespace, Verdict(id, False, joined(problem, how), stages=(problem, how), failure="inspect")
             message = f"the cell does not run: {type(e).__name__}: {e}"
             return namespace, Verdict(id, False, message, stages=(message,), failure=type(e).__name__)
     return namespace, None

@@ -31,16 +31,22 @@ def check_bad_calls(execute):
             raise NotYet(f"for {what}, execute raised {type(e).__name__} instead of answering.",
                          "catch it and return an error text the model can act on.") from None
         if tools != before:
-            raise NotYet("execute changed the `tools` it was given; only read it.")
+            raise NotYet("execute changed the `tools` it was given.",
+                         "only read it: look a tool up by its name and leave the dict as it is (no pop, del or "
+                         "assignment into it).")
         if not isinstance(text, str):
-            raise NotYet(f"execute must always return text; for {what} it returned a {type(text).__name__}.")
+            raise NotYet(f"execute must always return text; for {what} it returned a {type(text).__name__}.",
+                         "follow the path your code takes for that case to its end: every path should return a str "
+                         "(the result, or a text that starts with 'Error:'), none may fall off the end and return "
+                         "None.")
         return text
 
     def error(name: str, arguments: str, what: str, *needed: str, how: str) -> None:
         text = reply(name, arguments, what)
         if not text.startswith("Error:"):
-            raise NotYet(f"for {what}, the reply should start with 'Error:' (got {text!r:.80}), so the model "
-                         "sees at once that the call failed.")
+            raise NotYet(f"for {what}, the reply should start with 'Error:' (got {text!r:.80}).",
+                         "the model sees from those first words that the call failed: give every failure path a reply "
+                         "that begins with 'Error:' and then says what went wrong.")
         missing = [n for n in needed if n.lower() not in text.lower()]
         if missing:
             raise NotYet(f"for {what}, the error does not say enough for the model to fix its call.",
@@ -48,9 +54,17 @@ def check_bad_calls(execute):
 
     ok = reply(first, json.dumps(good), "a valid call")
     if ok.startswith("Error") or json.loads(ok) != {**good, "ok": True}:
-        raise NotYet(f"a valid call should return the tool's result as JSON; got {ok!r:.120}.")
-    if reply(second, json.dumps(good), "a valid call") != f"{good[code]} is on its way.":
-        raise NotYet("a tool that returns a string should have that string as its reply, as it is.")
+        raise NotYet("a valid call should return the tool's result as JSON: expected "
+                     f"{json.dumps({**good, 'ok': True})!r:.120}, got {ok!r:.120}.",
+                     "on a call that is right, validate the arguments with the tool's params, run tool.fn on them and "
+                     "send back json.dumps of what it returns; print execute(tools, name, arguments) for a valid call "
+                     "of your own to compare.")
+    said = reply(second, json.dumps(good), "a valid call")
+    if said != f"{good[code]} is on its way.":
+        raise NotYet("a tool that returns a string should have that string as its reply, as it is: expected "
+                     f"{good[code] + ' is on its way.'!r}, got {said!r:.120}.",
+                     "a str result is already text for the model: send it unchanged (json.dumps would add quotes), "
+                     "and json.dumps every other result.")
     error(first.replace("_", ""), json.dumps(good), "an unknown tool name", first, second,
           how="name every tool that exists, so the model can pick one")
     error(first, rng.choice([f'{{"{code}": ABC-1}}', f'{{"{code}": "ABC-1"', f"{code}=ABC-1"]), "invalid JSON",

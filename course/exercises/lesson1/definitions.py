@@ -34,8 +34,10 @@ def check_tool_definition(tool_definition):
                          '"function", "function": {...}}.')
         fn = d.get("function") if isinstance(d, dict) else None
         if not isinstance(fn, dict) or d.get("type") != "function":
-            raise NotYet('the definition should be a dict {"type": "function", "function": {...}}; '
-                         f'got {d!r:.120}.')
+            raise NotYet(f'the definition should be a dict {{"type": "function", "function": {{...}}}}; got '
+                         f'{d!r:.120}.',
+                         'build the outer dict with "type" and "function" keys, and put name, description and '
+                         'parameters inside "function" (the Chat Completions format lesson 1 shows).')
         if fn.get("parameters") is params:
             raise NotYet('"parameters" is the Pydantic class itself; the API wants its JSON schema.',
                          "params.model_json_schema().")
@@ -45,7 +47,9 @@ def check_tool_definition(tool_definition):
                              f"up, it is {fn.get(key)!r:.80}).",
                              "Use the argument as it is.")
         if fn.get("parameters") != params.model_json_schema():
-            raise NotYet('"parameters" should be the model\'s JSON schema, exactly params.model_json_schema().')
+            raise NotYet("\"parameters\" is not the model's JSON schema (it differs from params.model_json_schema()).",
+                         "pass the schema Pydantic writes for the params class, unchanged: no keys added, removed or "
+                         "rewritten.")
     tools = [tool_definition(*case) for case in cases]
     ScriptedModel(["ok"]).client(max_retries=0).chat.completions.create(
         model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=tools)
@@ -65,7 +69,9 @@ def check_refund_params(RefundRequest, request_refund):
                      "`class RefundRequest(BaseModel): ...`.")
     for name in ("order_id", "reason"):
         if name not in RefundRequest.model_fields:
-            raise NotYet(f"RefundRequest has no field `{name}` yet.")
+            raise NotYet(f"RefundRequest has no field `{name}` yet.",
+                         "declare it as an annotated class attribute of the model (`name: type = Field(...)`), as "
+                         "OrderLookup declares order_id.")
     if not isinstance(request_refund, Tool):
         raise NotYet("request_refund should be a tool.",
                      "put @tool(RefundRequest) on the function, as get_order_status has @tool(OrderLookup, ...).")
@@ -121,6 +127,8 @@ def check_refund_params(RefundRequest, request_refund):
         model=MODEL, messages=[{"role": "user", "content": "hi"}], tools=[definition])
     reply = Toolbox(request_refund).execute("request_refund", json.dumps(good))
     if reply.startswith("Error:") or number not in reply:
-        raise NotYet(f"called with a valid request, request_refund should return a text that names the order "
-                     f"(got {reply!r:.120}).")
+        raise NotYet("called with a valid request, request_refund should return a text that names the order (got "
+                     f"{reply!r:.120}).",
+                     "the function's argument is a RefundRequest: put its order_id in the text you return, so the "
+                     "model can tell the customer which order the refund is for.")
     return "The schema carries the constraints, and the API accepts the definition."

@@ -26,8 +26,8 @@ def _loop(run_loop, script, limits, *, salt: str):
     before = copy.deepcopy(messages)
     rule = stepper(tools, script["steps"], script["answer"], salt, script.get("parallel", False))
 
-    fake = capped(rule, 40, "your loop sent over 40 requests to a model that never stops calling tools: check "
-                            "the limits before every request (limit_reached) and stop when one is reached.")
+    fake = capped(rule, 40, "your loop sent over 40 requests to a model that never stops calling tools.",
+                  "check the limits before every request (limit_reached) and stop when one is reached.")
     try:
         out = run_loop(fake.client(max_retries=0), MODEL, messages, tools, execute, limits)
     except openai.BadRequestError as e:
@@ -36,7 +36,9 @@ def _loop(run_loop, script, limits, *, salt: str):
         raise NotYet("your loop changed the `messages` list it was given.",
                      "copy it first (messages = list(messages)), so the caller's conversation stays as it was.")
     if not (isinstance(out, tuple | list) and len(out) == 3):
-        raise NotYet(f"run_loop should return a triple (answer, stop_reason, tokens); got {out!r:.120}.")
+        raise NotYet(f"run_loop should return a triple (answer, stop_reason, tokens); got {out!r:.120}.",
+                     "every way out of your loop (the answer, each limit) should return a tuple of three: the text or "
+                     "None, the reason, the tokens counted so far.")
     return tuple(out), fake.requests, execute.calls
 
 
@@ -72,7 +74,9 @@ def judge_answer_at_once(run_loop: Any, rng: random.Random, tools: list, answer:
         raise NotYet("the model answered in text at once, but your loop sent another request.",
                      "when the message has no tool_calls, return (message.content, 'done', tokens).")
     if (got, reason) != (answer, "done"):
-        raise NotYet(f"when the model answers, return (its text, 'done', tokens); got {(got, reason)!r:.120}.")
+        raise NotYet(f"when the model answers, return (its text, 'done', tokens): expected {(answer, 'done')!r:.120}, "
+                     f"got {(got, reason)!r:.120}.",
+                     "when the message has no tool_calls, its content is the answer: return it with the reason 'done'.")
 
 
 def judge_tool_steps(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
@@ -90,19 +94,26 @@ def judge_tool_steps(run_loop: Any, rng: random.Random, tools: list, answer: str
                          "with fewer tool steps than max_steps done, go on. Count a tool step when a response "
                          "has tool calls (one step, however many calls it holds).")
         if (got, reason) != (answer, "done"):
-            raise NotYet(f"after its tool steps the model answered; return (its text, 'done', tokens), got "
-                         f"{(got, reason)!r:.120}.")
+            raise NotYet(f"after its tool steps the model answered; expected ({answer!r:.80}, 'done', tokens), got "
+                         f"{(got, reason)!r:.120}.",
+                         "the answer is the content of the first response without tool calls; return it with 'done', "
+                         "as for a model that answers at once.")
         asked = [(c["function"]["name"], c["function"]["arguments"])
                  for m in want_requests[-1]["messages"] for c in m.get("tool_calls") or []]
         if ran != asked:
-            raise NotYet("run every call the model asks for, once, with execute(call.function.name, "
-                         "call.function.arguments).")
+            raise NotYet(f"your loop ran {ran!r:.160}, but the model asked for {asked!r:.160}.",
+                         "run every call the model asks for, once and in order, with execute(call.function.name, "
+                         "call.function.arguments); with two calls in one message, run both.")
         sent = [m["content"] for m in requests[-1]["messages"] if m.get("role") == "tool"]
         if sent != [m["content"] for m in want_requests[-1]["messages"] if m.get("role") == "tool"]:
-            raise NotYet("a tool message's content should be what execute returned for that call.")
+            raise NotYet(f"the tool messages sent {sent!r:.160}, not what execute returned for those calls.",
+                         "use the string execute(...) returned for each call, unchanged, as its tool message's "
+                         "content.")
         if tokens != want_tokens:
-            raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
-                         f"response of the run (got {tokens!r}).")
+            raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every response "
+                         f"of the run: expected {want_tokens}, got {tokens!r}.",
+                         "add response.usage.total_tokens after every request, the last one (the answer) included, "
+                         "starting from 0.")
 
 
 def judge_step_limit(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
@@ -123,8 +134,10 @@ def judge_step_limit(run_loop: Any, rng: random.Random, tools: list, answer: str
                          "it had made max_steps tool steps.",
                          "Count one tool step per response with tool calls (however many calls it holds), from 0.")
         if reason != "max_steps" or got is not None:
-            raise NotYet(f"when the step limit stops the run, return (None, 'max_steps', tokens); got "
-                         f"{(got, reason)!r:.80}.")
+            raise NotYet("when the step limit stops the run, return (None, 'max_steps', tokens); got "
+                         f"{(got, reason)!r:.80}.",
+                         "when limit_reached says 'max_steps', return at once, with None as the answer and its reason "
+                         "as it is.")
 
 
 def judge_budget(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:
@@ -152,11 +165,15 @@ def judge_budget(run_loop: Any, rng: random.Random, tools: list, answer: str, sa
                          "on the conversation you are about to send, and count tokens from "
                          "response.usage.total_tokens.")
         if reason != "max_tokens" or got is not None:
-            raise NotYet(f"when the budget stops the run, return (None, 'max_tokens', tokens); got "
-                         f"{(got, reason)!r:.80}.")
+            raise NotYet("when the budget stops the run, return (None, 'max_tokens', tokens); got "
+                         f"{(got, reason)!r:.80}.",
+                         "when limit_reached says 'max_tokens', return at once, with None as the answer and its "
+                         "reason as it is.")
         if tokens != want_tokens:
-            raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every "
-                         "response of the run.")
+            raise NotYet("the tokens you return should be the sum of response.usage.total_tokens over every response "
+                         f"of the run: expected {want_tokens}, got {tokens!r}.",
+                         "add response.usage.total_tokens after every request, and return that sum when the budget "
+                         "stops the run.")
 
 
 def judge_clock(run_loop: Any, rng: random.Random, tools: list, answer: str, salt: str) -> None:

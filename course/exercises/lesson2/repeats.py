@@ -44,11 +44,16 @@ def check_repeat_key(repeat_key):
 
     def alike(a: tuple[str, str], b: tuple[str, str], why: str) -> None:
         if key(*a) != key(*b):
-            raise NotYet(f"two calls should count as repeats ({why}), but their keys differ.")
+            raise NotYet(f"two calls should count as repeats ({why}), but their keys differ: {key(*a)!r:.80} and "
+                         f"{key(*b)!r:.80}.",
+                         "print repeat_key for both calls and find where the keys differ; make your key ignore that "
+                         "difference.")
 
     def different(a: tuple[str, str], b: tuple[str, str], why: str) -> None:
         if key(*a) == key(*b):
-            raise NotYet(f"two calls are different ({why}), but get the same key.")
+            raise NotYet(f"two calls are different ({why}), but get the same key {key(*a)!r:.80}.",
+                         "your key drops something that matters: keep the tool's name, the parameter names and the "
+                         "values' types in it.")
 
     email, shouted, other = email_variants(rng)
     tool, other_tool = rng.sample(["find_orders", "get_order_status", "search_docs", "track_parcel"], 2)
@@ -97,7 +102,9 @@ def check_repeat_key(repeat_key):
                        execute=execute, limits=Limits(max_steps=3), repeat_key=repeat_key)
     if len(ran) != 1 or result.stop_reason != "done":
         raise NotYet(f"with run_agent(..., repeat_key=repeat_key) the tool ran {len(ran)} times for the same "
-                     "customer; it should run once.")
+                     "customer; it should run once.",
+                     f"the model asked with {json.dumps({'email': email})} and then {json.dumps({'email': shouted})}: "
+                     "give those two the same key.")
     return "Same call, same key: the loop ran the lookup once, then the model answered."
 
 
@@ -122,17 +129,24 @@ def check_skip_repeats(answer_calls):
         before = set(seen)
         out = answer_calls(calls, execute, seen, loose_key)
         if not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
-            raise NotYet(f"answer_calls should return a list of tool messages (dicts); got {out!r:.100}.")
+            raise NotYet(f"answer_calls should return a list of tool messages (dicts); got {out!r:.100}.",
+                         "build a list, append one dict per call to it, and return the list after the loop (not "
+                         "inside it).")
         if len(out) != len(calls):
             raise NotYet(f"for {what}, answer_calls returned {len(out)} messages for {len(calls)} calls.",
                          "Every call needs its tool message, a repeat too (the API requires one per "
                          "tool_call_id): for a repeat, a note instead of the result.")
         for m, tc in zip(out, calls, strict=True):
             if (m.get("role"), m.get("tool_call_id")) != ("tool", tc.id):
-                raise NotYet(f"for {what}, the messages should be {{'role': 'tool', 'tool_call_id': call.id, "
-                             "'content': ...}, one per call, in the order of the calls.")
+                raise NotYet(f"for {what}, the messages should be "
+                             f"{{'role': 'tool', 'tool_call_id': call.id, 'content': ...}}, one per call, in the "
+                             f"order of the calls; got {[(m.get('role'), m.get('tool_call_id')) for m in out]!r:.120} "
+                             f"for the calls {[tc.id for tc in calls]!r:.120}.",
+                             "give each message the id of its own call, and keep the calls' order.")
             if not isinstance(m.get("content"), str):
-                raise NotYet("a tool message's content must be text.")
+                raise NotYet(f"a tool message's content must be text, not {type(m.get('content')).__name__}.",
+                             "for a call that ran, the string execute returned; for a repeat, a note that says it was "
+                             "not run.")
         return calls, out, before
 
     first = json.dumps({"q": email})
@@ -148,14 +162,19 @@ def check_skip_repeats(answer_calls):
                      "Use repeat_key(name, arguments), not the raw text, and add each key to `seen` as soon as "
                      "the call has run, so a repeat later in the same step is caught.")
     if execute.calls[:2] != [(a, first), (b, json.dumps({"q": word}))]:
-        raise NotYet("run each new call with execute(call.function.name, call.function.arguments), in order.")
+        raise NotYet(f"the calls ran as {execute.calls[:2]!r:.160}; expected "
+                     f"{[(a, first), (b, json.dumps({'q': word}))]!r:.160}.",
+                     "run each new call with execute(call.function.name, call.function.arguments), in the order of "
+                     "the calls.")
     note = out[2]["content"]
     if "not run" not in note.lower() or a not in note:
         raise NotYet("the message for a repeat should tell the model that the call was not run, and name the "
                      "tool.",
                      "REPEAT_NOTE.format(name=...) says so, or write your own with the words 'not run'.")
     if out[0]["content"] != Recorder(word)(a, first):
-        raise NotYet("the content for a call that ran should be what execute returned.")
+        raise NotYet(f"the content for a call that ran is {out[0]['content']!r:.80}, not what execute returned "
+                     f"({Recorder(word)(a, first)!r:.80}).",
+                     "put the string execute(...) returned, unchanged, in that call's tool message.")
     if len(seen) != 2 or not before <= seen:
         raise NotYet("add the key of every call you run (repeat_key(name, arguments)) to the `seen` set you were "
                      "given, and nothing else.",
@@ -170,5 +189,6 @@ def check_skip_repeats(answer_calls):
                      "keep the keys in the `seen` set you were given (do not start a new one), so they last from "
                      "one step to the next.")
     if len(seen) != 3:
-        raise NotYet("add the key of every call you run to `seen`.")
+        raise NotYet(f"`seen` holds {len(seen)} keys after two steps with three different calls run; it should hold 3.",
+                     "add the key of every call you run to `seen`, in every step.")
     return "New calls ran once each; repeats got a note instead, in the same step and in the next."

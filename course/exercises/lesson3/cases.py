@@ -104,7 +104,9 @@ def as_indices(got, name: str, n: int) -> list[int]:
     try:
         items = list(got)
     except TypeError:
-        raise NotYet(f"{name} should return a list of row numbers, not a {type(got).__name__}.") from None
+        raise NotYet(f"{name} should return a list of row numbers, not a {type(got).__name__}.",
+                     "collect the row numbers (ints) of the best rows in a list, best first, and return that "
+                     "list.") from None
     indices = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, int | np.integer):
@@ -112,9 +114,13 @@ def as_indices(got, name: str, n: int) -> list[int]:
                 raise NotYet(f"{name} returns numbers like {float(item):.3f}.",
                              "return the row numbers (indices) of the best rows, not their scores. np.argsort "
                              "gives row numbers.")
-            raise NotYet(f"{name} should return row numbers (ints), found a {type(item).__name__}.")
+            raise NotYet(f"{name} should return row numbers (ints), found a {type(item).__name__}.",
+                         "return the positions of the rows in the matrix (what np.argsort gives), not the rows, texts "
+                         "or scores.")
         if not 0 <= int(item) < n:
-            raise NotYet(f"{name} returned row number {int(item)}, but there are only {n} rows.")
+            raise NotYet(f"{name} returned row number {int(item)}, but there are only {n} rows.",
+                         "row numbers go from 0 to len(rows) - 1: take them from the order of the scores, one score "
+                         "per row.")
         indices.append(int(item))
     return indices
 

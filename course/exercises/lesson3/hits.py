@@ -59,8 +59,9 @@ def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
         raise NotYet("hit_at_k changed the questions it was given.",
                      "only read them (a question set is reused for every method you compare).")
     if isinstance(got, bool) or not isinstance(got, int | float | np.number):
-        raise NotYet(f"hit_at_k should return a number (the fraction of questions answered), not "
-                     f"{type(got).__name__}.")
+        raise NotYet(f"hit_at_k should return a number (the fraction of questions answered), not {type(got).__name__}.",
+                     "count the questions answered in the first k hits, then return that count divided by the number "
+                     "of questions (one float).")
     if not search.asked:
         raise NotYet("hit_at_k never called search.",
                      'call search(q["question"], k) for each question.')
@@ -75,7 +76,8 @@ def _hit_case(hit_at_k, qs: QuestionSet, kind: str = "") -> None:
         raise NotYet("hit_at_k returned a percentage.",
                      "return the fraction, from 0 to 1 (print it with :.0%).")
     if kind in HIT_HINTS:
-        raise NotYet(*HIT_HINTS[kind])
+        problem, how = HIT_HINTS[kind]
+        raise NotYet(problem, how)
     answered = round(want * n)
     raise NotYet(f"hit_at_k gave {float(got):.3f} for {n} questions and k={qs.k}; {answered} of them have an "
                  f"answering section among their first k hits, so it is {want:.3f}.",
@@ -131,8 +133,10 @@ def returned_hits(got, name: str) -> list[Hit]:
     hits = got
     wrong = [h for h in hits if not isinstance(h, Hit)]
     if wrong:
-        raise NotYet(f"return the Hit objects that index.search gave you, unchanged (found a "
-                     f"{type(wrong[0]).__name__} in the list).")
+        raise NotYet("return the Hit objects that index.search gave you, unchanged (found a "
+                     f"{type(wrong[0]).__name__} in the list).",
+                     "pick hits out of the list index.search returns and put those very objects in your list; do not "
+                     "build new ones or take their fields apart.")
     return hits
 
 
@@ -145,9 +149,12 @@ def check_best_per_doc(best_sections):
         index = StubIndex(list(ranked))  # the learner's to change: the right answer comes from the check's
         got = returned_hits(best_sections(index, query, k=k), "best_sections")
         if not index.asked:
-            raise NotYet("call index.search(query, some_k) to get the ranked hits first.")
+            raise NotYet("best_sections never called index.search.",
+                         "call index.search(query, some_k) to get the ranked hits first, then pick from them.")
         if any(q != query for q, _ in index.asked):
-            raise NotYet("search for the query you were given, not another one.")
+            raise NotYet(f"best_sections searched for {next(q for q, _ in index.asked if q != query)!r:.80}, but the "
+                         f"query was {query!r:.80}.",
+                         "search for the query you were given, as it is: pass `query` to index.search unchanged.")
         docs = [h.doc for h in got]
         if len(docs) != len(set(docs)):
             raise NotYet("a document appears twice.",

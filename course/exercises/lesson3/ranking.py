@@ -81,10 +81,13 @@ def _search_case(search_docs, sections, query: str, k: int) -> None:
                      "embed([query])[0] is its vector.")
     if not isinstance(got, list) or not all(isinstance(h, dict) for h in got):
         raise NotYet(f"search_docs should return a list of dicts (one per hit); got {type(got).__name__}"
-                     + (f" of {type(got[0]).__name__}" if isinstance(got, list) and got else "") + ".")
+                     + (f" of {type(got[0]).__name__}" if isinstance(got, list) and got else "") + ".",
+                     "make one dict per hit, with the keys the task names, and return them in a list, best first.")
     for hit in got:
         if set(hit) != KEYS:
-            raise NotYet(f"each hit should have exactly the keys {sorted(KEYS)}; one has {sorted(hit)}.")
+            raise NotYet(f"each hit should have exactly the keys {sorted(KEYS)}; one has {sorted(hit)}.",
+                         "build each hit's dict with those keys and no others (no extra fields, none missing or "
+                         "renamed).")
     try:
         json.dumps(got)
     except TypeError as e:

@@ -9,20 +9,25 @@ from course.exercises.lesson3.cases import flat, make_doc
 from course.exercises.lesson3.given import GIVEN_SECTIONS
 from course.exercises.seeds import draws
 
-SECTION_HINTS = {
-    "intro": ("the text before the first `## ` heading was lost: it becomes a section of its own, with the "
-              "heading \"Overview\", before the others"),
+SECTION_HINTS = {  # (what is wrong, how to go about it)
+    "intro": ("the text before the first `## ` heading was lost.",
+              "it becomes a section of its own, with the heading \"Overview\", before the others: collect the "
+              "lines from the start up to the first `## ` heading as that section's text."),
     "no-intro": ("there was an Overview section, though the document has no text before its first `## ` "
-                 "heading: make one only when that text is not empty (blank lines do not count)"),
-    "subheading": ("a `### ` heading started a section of its own. Only `## ` starts a section (does your test "
-                   "also match \"### \"? line.startswith(\"## \") does not); deeper headings stay in the text"),
-    "fence": ("a `## ` line inside a code block (between two ``` lines) was taken for a heading. Keep track of "
-              "whether you are inside a block: a line starting with ``` opens or closes one"),
-    "odd": ("a heading was not read right: a heading is the rest of its `## ` line, stripped of spaces, "
-            "whatever it contains (digits, '#', punctuation)"),
-    "empty-section": "a `## ` section with no text was lost: keep it, with the text \"\"",
-    "blank-lines": ("blank lines inside a section ended it or lost the text after them: a section ends only at "
-                    "the next `## `"),
+                 "heading.",
+                 "make one only when that text is not empty (blank lines do not count): strip it, then test it."),
+    "subheading": ("a `### ` heading started a section of its own.",
+                   "Only `## ` starts a section (does your test also match \"### \"? line.startswith(\"## \") "
+                   "does not); deeper headings stay in the text."),
+    "fence": ("a `## ` line inside a code block (between two ``` lines) was taken for a heading.",
+              "Keep track of whether you are inside a block: a line starting with ``` opens or closes one."),
+    "odd": ("a heading was not read right",
+            "a heading is the rest of its `## ` line, stripped of spaces, whatever it contains (digits, '#', "
+            "punctuation)."),
+    "empty-section": ("a `## ` section with no text was lost.",
+                      "keep it, with the text \"\": a section starts at its heading, whether lines follow or not."),
+    "blank-lines": ("blank lines inside a section ended it or lost the text after them.",
+                    "a section ends only at the next `## `: keep blank lines with the section's other lines."),
 }
 
 
@@ -62,24 +67,31 @@ def _compare_sections(got: list, doc) -> None:
     headings = [h for h, _ in want]
     if [s.heading for s in got] != headings:
         if "Overview" == headings[0] and "intro" in doc.features and "Overview" not in [s.heading for s in got]:
-            raise NotYet(SECTION_HINTS["intro"] + ".")
+            problem, how = SECTION_HINTS["intro"]
+            raise NotYet(problem, how)
         if "intro" not in doc.features and got and got[0].heading == "Overview" and "Overview" not in headings:
-            raise NotYet(SECTION_HINTS["no-intro"] + ".")
+            problem, how = SECTION_HINTS["no-intro"]
+            raise NotYet(problem, how)
         if len(got) > len(want):
             for feature in ("subheading", "fence"):
                 if feature in doc.features:
-                    raise NotYet(SECTION_HINTS[feature] + ".")
+                    problem, how = SECTION_HINTS[feature]
+                    raise NotYet(problem, how)
         if len(got) < len(want):
             for feature in ("empty-section", "blank-lines"):
                 if feature in doc.features:
-                    raise NotYet(SECTION_HINTS[feature] + ".")
+                    problem, how = SECTION_HINTS[feature]
+                    raise NotYet(problem, how)
         if sorted(s.heading for s in got) == sorted(headings):
             raise NotYet("the sections are not in the order of the document.",
                          "keep them in the order they come.")
         if "odd" in doc.features or any(h.strip() != h or h.startswith("#") for h in (s.heading for s in got)):
-            raise NotYet(SECTION_HINTS["odd"] + f"; you have {[s.heading for s in got]!r:.120}.")
-        raise NotYet(f"expected {len(want)} sections, one per `## ` heading (plus Overview for any text before "
-                     f"the first one); got {len(got)}.")
+            problem, how = SECTION_HINTS["odd"]
+            raise NotYet(f"{problem}: you have {[s.heading for s in got]!r:.120}.", how)
+        raise NotYet(f"expected {len(want)} sections, one per `## ` heading (plus Overview for any text before the "
+                     f"first one), with the headings {headings!r:.160}; got {len(got)}: "
+                     f"{[s.heading for s in got]!r:.160}.",
+                     "compare the two lists of headings: the first one that differs shows where your split went wrong.")
     for (heading, text), section in zip(want, got, strict=True):
         mine = flat(section.text)
         if mine == text:
@@ -97,8 +109,10 @@ def _compare_sections(got: list, doc) -> None:
         if "```" in text and "```" not in mine:
             raise NotYet("a code block's lines are missing from their section's text.",
                          "they are part of it.")
-        raise NotYet(f"the text of a section (heading {heading!r:.40}) is not the lines between its heading and "
-                     "the next, joined with \"\\n\" and stripped.")
+        raise NotYet(f"the text of a section (heading {heading!r:.40}) is not the lines between its heading and the "
+                     f"next: expected {text!r:.120}, got {mine!r:.120}.",
+                     "join those lines with \"\\n\" and strip the result; compare the two texts from their start to "
+                     "find the first line that differs.")
 
 
 @exercise("l3-sections", lesson=3, given=GIVEN_SECTIONS)

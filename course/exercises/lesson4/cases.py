@@ -181,7 +181,8 @@ def drive(run, calls: list[Call], trace: Trace) -> None:
                 trace.replies.append(None)
                 trace.errors.append(e)
 
-    run_async(all_calls, limit=LIMIT, hint=": does it wait for something that never comes?")
+    run_async(all_calls, limit=LIMIT,
+              hint="look for an await that never ends: something your guard waits for that never comes.")
 
 
 def guard_case(rng: random.Random):

@@ -45,8 +45,10 @@ def run_guard(make, needs_log: bool):
     given = copy.deepcopy(policy)
     run = make(execute, given, approver, log) if needs_log else make(execute, given, approver)
     if not callable(run):
-        raise NotYet(f"your function should return the guarded execute (an async function of name and "
-                     f"arguments_json), not {run!r:.80}.")
+        raise NotYet("your function should return the guarded execute (an async function of name and "
+                     f"arguments_json), not {run!r:.80}.",
+                     "define an `async def` inside your function, with the parameters name and arguments_json, and "
+                     "return that inner function itself (not a call of it).")
     try:
         drive(run, calls, trace)
     finally:
@@ -90,8 +92,9 @@ def judge_guard(policy, calls, trace) -> None:
         if kind in ("deny", "reject", "timeout") and ran:
             before = asked and trace.first("ran", i) < trace.first("asked", i)
             raise NotYet(f"{WHAT[kind]} reached the tool." + (
-                " The tool ran before the approver was asked: ask first, and run only after an approval." if before
-                else " Run the tool only when the policy allows the call or the approver approves it."))
+                         " The tool ran before the approver was asked." if before else ""),
+                         "ask first, and run only after an approval." if before
+                         else "Run the tool only when the policy allows the call or the approver approves it.")
     for i in order:
         kind, asked = kinds[i], trace.of("asked", i)
         if kind in ("deny", "allow") and asked:
@@ -125,7 +128,8 @@ def judge_guard(policy, calls, trace) -> None:
                          "pass the call on as it is, execute(name, arguments_json).")
         if trace.replies[i] != trace.results[i]:
             raise NotYet(f"for {WHAT[kind]}, your guard should return what execute returned (the text the model "
-                         f"reads); it returned {trace.replies[i]!r:.80}.")
+                         f"reads): expected {trace.results[i]!r:.80}, got {trace.replies[i]!r:.80}.",
+                         "when the tool runs, return its reply as it is, without wrapping or changing it.")
     judge_refusals(kinds, order, calls, trace)
 
 
@@ -136,12 +140,14 @@ def judge_refusals(kinds, order, calls, trace) -> None:
         if kind in ("allow", "approve"):
             continue
         if not isinstance(reply, str):
-            raise NotYet(f"for {WHAT[kind]}, your guard returned {reply!r:.60}; return text the model can read.")
+            raise NotYet(f"for {WHAT[kind]}, your guard returned {reply!r:.60}.",
+                         "return text the model can read on that path too: a str that says what happened, never None.")
         text = reply.lower()
         if name.lower() not in text or "not run" not in text or not any(w in text for w in WHY[kind]):
             words = " or ".join(repr(w) for w in WHY[kind][:2])
             raise NotYet(f"for {WHAT[kind]}, the message should name the tool, say it was 'not run', and why "
-                         f"({words}), so the model knows what happened; got {reply!r:.100}.")
+                         f"({words}), so the model knows what happened; got {reply!r:.100}.",
+                         "write that path's message with the tool's name, the words 'not run' and the reason in it.")
 
 def shown_request(policy, call, request) -> None:
     from course.approval import ApprovalRequest
@@ -156,13 +162,18 @@ def shown_request(policy, call, request) -> None:
         raise NotYet("the approver was not shown the arguments the model sent.",
                      "show the parsed arguments, json.loads(arguments_json), unchanged.")
     if request.risk != policy.risk(call.tool):
-        raise NotYet(f"the request says the risk is {request.risk!r}; give the tool's risk, policy.risk(name).")
+        raise NotYet(f"the request says the risk is {request.risk!r}, but the tool's risk is "
+                     f"{policy.risk(call.tool)!r}.",
+                     "give the tool's risk as the policy knows it, policy.risk(name), not a fixed text or the "
+                     "decision.")
 
 
 @exercise("l4-guard", lesson=4, given=GIVEN_GUARD)
 def check_guard(guard):
     if not callable(guard):
-        raise NotYet("guard should be a function `guard(execute, policy, approver)` that returns an async function.")
+        raise NotYet("guard should be a function `guard(execute, policy, approver)` that returns an async function.",
+                     "keep the cell's `def guard(execute, policy, approver):` line and return the inner async "
+                     "function from it.")
     _, calls, *_ = run_guard(guard, needs_log=False)
     return (f"{len(calls)} calls: what was denied, rejected or not answered in time never reached the tool, and "
             "what ran is what was shown.")
@@ -175,7 +186,9 @@ DECIDED = {"allow": "allowed", "deny": "denied", "approve": "approved", "reject"
 @exercise("l4-log", lesson=4, given=GIVEN_LOG)
 def check_log(logged_guard):
     if not callable(logged_guard):
-        raise NotYet("logged_guard should be a function `logged_guard(execute, policy, approver, log)`.")
+        raise NotYet("logged_guard should be a function `logged_guard(execute, policy, approver, log)`.",
+                     "keep the cell's `def logged_guard(execute, policy, approver, log):` line and return the inner "
+                     "async function from it.")
 
     policy, calls, trace, approver, log = run_guard(logged_guard, needs_log=True)
     kinds = [kind_of(policy, c) for c in calls]
@@ -201,11 +214,14 @@ def check_log(logged_guard):
                              "record each call as it is decided, with the arguments the model sent.")
             if entry.decision != DECIDED[kind]:
                 raise NotYet(f"for {WHAT[kind]}, the log says {entry.decision!r}; the decision should be "
-                             f"{DECIDED[kind]!r} (one of {', '.join(map(repr, DECIDED.values()))}).")
+                             f"{DECIDED[kind]!r} (one of {', '.join(map(repr, DECIDED.values()))}).",
+                             "record the final decision on each path, in those exact words: what the policy or the "
+                             "approver decided.")
             ruling = policy.judge(call.tool, call.arguments)
             if kind in ("allow", "deny") and entry.decided_by != ruling.decided_by:
-                raise NotYet(f"for {WHAT[kind]}, 'decided by' is {entry.decided_by!r}; say what decided, the "
-                             "ruling's decided_by (policy.judge(name, arguments).decided_by).")
+                raise NotYet(f"for {WHAT[kind]}, 'decided by' is {entry.decided_by!r}, but the policy's ruling was "
+                             f"decided by {ruling.decided_by!r}.",
+                             "say what decided: the ruling's decided_by (policy.judge(name, arguments).decided_by).")
             if kind in ("approve", "reject", "timeout"):
                 if entry.decided_by != approver.who:
                     raise NotYet(f"for {WHAT[kind]}, 'decided by' is {entry.decided_by!r}.",

@@ -11,15 +11,15 @@ from course.exercises.lesson4.given import GIVEN_ALLOWLIST, GIVEN_RULE
 from course.exercises.registry import self_contained
 from course.exercises.seeds import draws
 
-NEVER_CRASH = ("The model can send anything (a missing amount, text, null): a rule must never crash; when in "
-               "doubt, return 'ask'.")
+NEVER_CRASH = ("The model can send anything (a missing amount, text, null): a rule must never crash. Test the "
+               "value's type before you use it, and when in doubt, return 'ask'.")
 
 
 def outcome_of(o: Outcome, what: str) -> object:
     """The value a call returned, or a hint about the exception it raised."""
     if o.error is not None:
         self_contained(o.error)
-        raise NotYet(f"your function raised {type(o.error).__name__} ({o.error}) for {what}. {NEVER_CRASH}")
+        raise NotYet(f"your function raised {type(o.error).__name__} ({o.error}) for {what}.", NEVER_CRASH)
     if o.changed:
         raise NotYet(f"your function changed the arguments it was given (for {what}).",
                      "a rule or a policy only looks at a call, it never edits it. Read values with "
@@ -31,7 +31,7 @@ def outcome_of(o: Outcome, what: str) -> object:
 LIMIT = 50
 
 
-LOOKALIKE = (" A name that only contains \"refund\", or differs in case, is another tool: compare the name "
+LOOKALIKE = ("A name that only contains \"refund\", or differs in case, is another tool: compare the name "
              "exactly, name == \"issue_refund\".")
 KIND_ORDER = ["below 50", "just over 50", "over 50", "exactly 50", "not a number", "nan", "no amount"]
 
@@ -63,7 +63,9 @@ def refund_rank(call: tuple) -> int:
 @exercise("l4-refund-limit", lesson=4, given=GIVEN_RULE)
 def check_refund_limit(refund_limit):
     if not callable(refund_limit):
-        raise NotYet("refund_limit should be a function `refund_limit(name, arguments)`.")
+        raise NotYet("refund_limit should be a function `refund_limit(name, arguments)`.",
+                     "keep the cell's `def refund_limit(name, arguments):` line and return the rule's decision from "
+                     "it.")
     rng = draws()
     amounts = [LIMIT, float(LIMIT), rng.randint(1, LIMIT - 1), round(rng.uniform(0.5, LIMIT - 0.01), 2),
                round(LIMIT - rng.randint(1, 99) / 100, 2), round(LIMIT + rng.randint(1, 99) / 100, 2),
@@ -80,9 +82,10 @@ def check_refund_limit(refund_limit):
         value = outcome_of(o, refund_case(args) if name == "issue_refund" else "another tool")
         if name != "issue_refund":
             if value is not None:
-                raise NotYet(f"for another tool the rule gave {value!r}; it should return None (leave the call to "
-                             "the next rule or the risk): it is only about issue_refund." +
-                             (LOOKALIKE if "refund" in name.lower() else ""))
+                raise NotYet(f"for another tool the rule gave {value!r}; it should return None (leave the call to the "
+                             "next rule or the risk): it is only about issue_refund.",
+                             LOOKALIKE if "refund" in name.lower() else
+                             "return None first for every name other than issue_refund, before you look at the amount.")
             continue
         amount, kind = args.get("amount"), refund_case(args)
         number = isinstance(amount, int | float) and not isinstance(amount, bool) and not math.isnan(amount)
@@ -117,14 +120,17 @@ def check_allowlist(only):
     from course.permissions import DecisionLog, Policy
 
     if not callable(only):
-        raise NotYet("only should be a function `only(allowed)` that returns a rule.")
+        raise NotYet("only should be a function `only(allowed)` that returns a rule.",
+                     "keep the cell's `def only(allowed):` line; inside it, define the rule (a function of name and "
+                     "arguments) and return it.")
     rng = draws()
     pool = names(rng, 7)
     lists = [set(pool[:3]), list(pool[2:4]), frozenset(pool[4:5]), set()]
     rules = [outcome_of(o, "only(...)") for o in apart(only, [(allowed,) for allowed in lists])]
     for rule in rules:
         if not callable(rule):
-            raise NotYet(f"only(...) should return a rule (a function of name and arguments), not {rule!r:.80}.")
+            raise NotYet(f"only(...) should return a rule (a function of name and arguments), not {rule!r:.80}.",
+                         "return the inner function itself, without calling it.")
     tried = pool + [alike for name in pool[:5] for alike in look_alikes(name)]
     calls = [(n, name, arguments(rng)) for n in range(len(rules)) for name in rng.sample(tried, len(tried))]
     got = apart(lambda n, name, args: rules[n](name, args), calls)  # the right answers are worked out only now
@@ -143,26 +149,33 @@ def check_allowlist(only):
         name = min(wrong, key=lambda w: (w not in allowed, w not in pool))
         value = answers[n][name]
         if not allowed:
-            raise NotYet(f"with an empty allowlist every tool should be denied; a tool got {value!r}.")
+            raise NotYet(f"with an empty allowlist every tool should be denied; a tool got {value!r}.",
+                         "an empty list allows nothing: test `name in allowed`, not whether `allowed` is empty.")
         if name in allowed:
-            raise NotYet(f"a tool on the list gave {value!r}; it should give None, so the next rule or the tool's "
-                         "risk decides (a write tool on the list is still asked about).")
+            raise NotYet(f"a tool on the list gave {value!r}; it should give None.",
+                         "return None for a name on the list: then the next rule or the tool's risk decides (a "
+                         "write tool on the list is still asked about).")
         if name not in pool:
             raise NotYet(f"a name that only looks like one on the list gave {value!r}, not 'deny'.",
                          "only exact names pass, not names that start with one, are part of one, or differ in "
                          "case or spaces.")
-        raise NotYet(f"a tool that is not on the list gave {value!r}; it should give 'deny'.")
+        raise NotYet(f"a tool that is not on the list gave {value!r}; it should give 'deny'.",
+                     "test the name against `allowed` and deny every name that is not in it.")
 
     allowed_read, allowed_write = sorted(lists[0])[:2]
     policy = Policy({allowed_read: "read", allowed_write: "write", pool[5]: "read"}, rules=[rules[0]])
     if [policy.decide(name, {}) for name in (allowed_read, allowed_write, pool[5])] != ["allow", "ask", "deny"]:
-        raise NotYet("inside a Policy, tools on the list should still follow their risk (read -> allow, "
-                     "write -> ask), and the others be denied.")
+        raise NotYet("inside a Policy, tools on the list should still follow their risk (read -> allow, write -> "
+                     "ask), and the others be denied; got "
+                     f"{[policy.decide(name, {}) for name in (allowed_read, allowed_write, pool[5])]!r} for a read "
+                     "tool on the list, a write tool on the list and a tool off it.",
+                     "for a name on the list, return None: the policy then goes on to the tool's risk.")
     reached = []
     run = guarded(lambda name, arguments: reached.append(name) or "done", policy=policy,
                   approver=ScriptedApprover([]), log=DecisionLog())
     # A notebook's event loop is already running: run_async uses a fresh one in a thread.
     reply = run_async(lambda: run(pool[5], json.dumps({"order_id": "A1003"})))
     if reached:
-        raise NotYet("a tool off the allowlist reached execute.")
+        raise NotYet("a tool off the allowlist reached execute.",
+                     "your rule should return 'deny' for that name, so that the guard refuses the call before it runs.")
     return f"Tools off the list are denied, exact names only, and no human is asked. The model read: {reply!r}"

@@ -67,14 +67,14 @@ def session(server: Any, count: int, parallel: bool) -> tuple[dict, list]:
             return tools, list(await asyncio.gather(*(c() for c in calls)))
         return tools, [await c() for c in calls]
 
-    return run_async(lambda: in_memory(server, talk), limit=20, hint=" (does a call wait for a lock that is "
-                     "never released?)")
+    return run_async(lambda: in_memory(server, talk), limit=20, hint="does a call wait for a lock that is never "
+                     "released? Release it on every path (async with does).")
 
 
 def refusal(result: Any, what: str) -> None:
     """`result` must be an error result whose message says what to do next."""
     if isinstance(result, Exception):
-        raise NotYet(f"{what} raised {type(result).__name__} in the client. {PROTOCOL_ERROR}")
+        raise NotYet(f"{what} raised {type(result).__name__} in the client.", PROTOCOL_ERROR)
     message = text(result)
     if not result.is_error:
         raise NotYet(f"{what} should be an error result.",
@@ -99,15 +99,19 @@ def answers(results: list) -> list:
     good = [r for r in results if not isinstance(r, Exception) and not r.is_error]
     for r in good:
         if not isinstance((r.structured_content or {}).get("results"), list):
-            raise NotYet("return a dict with the provider's hits under 'results', e.g. {'results': hits, ...}, "
-                         "and annotate the return type as dict[str, Any].")
+            raise NotYet("a successful search returned no list under 'results' (its structured content is "
+                         f"{r.structured_content!r:.120}).",
+                         "return a dict with the provider's hits under 'results', e.g. {'results': hits, ...}, and "
+                         "annotate the return type as dict[str, Any], so the SDK sends it as structured content.")
     return good
 
 
 @exercise("l5-budget", lesson=5, given=GIVEN)
 def check_budget(build_search_server):
     if not callable(build_search_server):
-        raise NotYet("build_search_server should be a function build_search_server(provider, credits).")
+        raise NotYet("build_search_server should be a function build_search_server(provider, credits).",
+                     "keep the cell's `def build_search_server(provider, credits):` line and return the MCPServer you "
+                     "build in it.")
     # Budgets the task does not show, all different, so no constant passes. The second session's is the smallest
     # (a budget shared between sessions then leaves it nothing), the parallel one the largest.
     budgets = draws().sample(range(3, 12), 5)

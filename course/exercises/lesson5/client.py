@@ -63,7 +63,9 @@ def mcp_server(obj: Any, name: str) -> Any:
     from mcp.server.mcpserver import MCPServer
 
     if not isinstance(obj, MCPServer):
-        raise NotYet(f"`{name}` should be the MCPServer from the cell (it is a {type(obj).__name__}).")
+        raise NotYet(f"`{name}` should be the MCPServer from the cell (it is a {type(obj).__name__}).",
+                     f"keep the cell's `{name} = MCPServer(...)` line and decorate its tools with `@{name}.tool()`; "
+                     "do not assign something else to the name later.")
     return obj
 
 

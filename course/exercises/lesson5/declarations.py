@@ -59,18 +59,20 @@ def check_constrained_tool(shipping):
     for index, (result, (arguments, cost)) in enumerate(zip(results[:len(good)], good, strict=True)):
         which = "the example (2 kg to DE)" if index == 0 else "a weight you have not seen (not the example's)"
         if isinstance(result, Exception):
-            raise NotYet(f"a valid call for {which} raised {type(result).__name__}. {PROTOCOL_ERROR}")
+            raise NotYet(f"a valid call for {which} raised {type(result).__name__}.", PROTOCOL_ERROR)
         if result.is_error:
             raise NotYet(f"a valid call for {which} failed.",
                          f"{text(result)[:200]}")
         said = (result.structured_content or {}).get("cost_eur")
         if said is None:
-            raise NotYet("return a dict with the key cost_eur, e.g. {'country': country, 'cost_eur': ...}, "
-                         "and annotate the return type as dict[str, Any].")
+            raise NotYet("a valid call returned no cost_eur (its structured content is "
+                         f"{result.structured_content!r:.120}).",
+                         "return a dict with the key cost_eur, e.g. {'country': country, 'cost_eur': ...}, and "
+                         "annotate the return type as dict[str, Any], so the SDK sends it as structured content.")
         if said != cost:
-            rounding = (" Round to cents: round(..., 2)." if isinstance(said, float) and abs(said - cost) < 0.005
-                        else " Compute it from weight_kg: 4.90 + 1.00 x weight_kg.")
-            raise NotYet(f"the cost for {which} is wrong ({said}).{rounding}")
+            rounding = ("Round to cents: round(..., 2)." if isinstance(said, float) and abs(said - cost) < 0.005
+                        else "Compute it from weight_kg: 4.90 + 1.00 x weight_kg.")
+            raise NotYet(f"the cost for {which} is wrong ({said}).", rounding)
         if result.structured_content.get("country") != arguments["country"]:
             raise NotYet("the answer should repeat the country it was asked for.",
                          "{'country': country, ...}.")
@@ -120,9 +122,10 @@ def check_annotations(parcels, PARCELS):
         raise NotYet("add_delivery_note changes a parcel (it adds a note), yet it says read_only_hint=True.",
                      "a host would let the model write without asking. Say read_only_hint=False.")
     if destructive is not False:
-        raise NotYet("add_delivery_note only adds, it destroys and overwrites nothing: say destructive_hint=False"
+        raise NotYet("add_delivery_note only adds, it destroys and overwrites nothing"
                      + (" (without it, MCP assumes a writing tool may be destructive)." if destructive is None
-                        else "."))
+                        else "."),
+                     "say destructive_hint=False in its ToolAnnotations.")
     read_only, destructive = _hints(tools, "cancel_parcel")
     if read_only is True:
         raise NotYet("cancel_parcel changes a parcel for good, yet it says read_only_hint=True.",

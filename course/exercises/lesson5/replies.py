@@ -37,7 +37,7 @@ def check_advice(carriers, TRACKING):
     for number, result in zip(unknown, results[len(known):], strict=True):
         which = number if number == "XYZ999" else "an unknown number other than XYZ999"
         if isinstance(result, Exception):
-            raise NotYet(PROTOCOL_ERROR)
+            raise NotYet(f"tracking {which} raised {type(result).__name__}: {result}.", PROTOCOL_ERROR)
         message = text(result)
         if not result.is_error:
             raise NotYet(f"{which} should be an error result (is_error), not {message[:120]!r}.",
@@ -82,7 +82,8 @@ def check_trim(trim):
         expected = [{k: r[k][:SNIPPET] if k == "snippet" else r[k] for k in ("title", "url", "snippet")}
                     for r in raw["results"][:n]]
         if not isinstance(got, dict) or not isinstance(got.get("results"), list):
-            raise NotYet(f"trim should return {{'results': [...]}}, not {type(got).__name__} {str(got)[:80]}.")
+            raise NotYet(f"trim should return {{'results': [...]}}, not {type(got).__name__} {str(got)[:80]}.",
+                         "build a new dict with one key, 'results', whose value is the list of trimmed results.")
         results = got["results"]
         if len(results) != len(expected):
             when = "when the API sent fewer than n results" if len(raw["results"]) < n else "for another n"
@@ -90,14 +91,20 @@ def check_trim(trim):
                          "keep the first n, or all of them when there are fewer (a slice [:n] does both).")
         for mine, right in zip(results, expected, strict=True):
             if not isinstance(mine, dict) or set(mine) != {"title", "url", "snippet"}:
-                raise NotYet(f"each result should keep exactly title, url and snippet; one has "
-                             f"{sorted(mine) if isinstance(mine, dict) else mine!r}.")
+                raise NotYet("each result should keep exactly title, url and snippet; one has "
+                             f"{sorted(mine) if isinstance(mine, dict) else mine!r}.",
+                             "make a new dict per result with only those three keys, read from the API's result.")
             if mine["snippet"] != right["snippet"]:
                 raise NotYet(f"a snippet should be at most {SNIPPET} characters, cut from the start "
-                             f"(snippet[:{SNIPPET}]); one has {len(mine['snippet'])} characters or other text.")
+                             f"(snippet[:{SNIPPET}]): expected {right['snippet']!r:.60}…, got "
+                             f"{mine['snippet']!r:.60}… ({len(mine['snippet'])} characters).",
+                             "cut the API's snippet from its start and keep it as it is otherwise (no strip, no '...' "
+                             "added).")
             if mine != right:
                 raise NotYet("a result's title or url differs from the API's.",
                              "copy them unchanged.")
         if set(got) != {"results"}:
-            raise NotYet(f"the answer should hold only 'results'; it also has {sorted(set(got) - {'results'})}.")
+            raise NotYet(f"the answer should hold only 'results'; it also has {sorted(set(got) - {'results'})}.",
+                         "build the answer from nothing, {'results': [...]}, instead of copying the API's dict and "
+                         "changing it.")
     return "The model gets title, url and a short snippet: fewer tokens, less to get confused by."

@@ -78,7 +78,7 @@ def guarded(go: Any) -> Any:
     import openai
 
     try:
-        return run_async(go, limit=20, hint=" (does the loop stop when the model answers in text?)")
+        return run_async(go, limit=20, hint="does the loop stop when the model answers in text? Return its text then.")
     except AttributeError as e:
         if "coroutine" in str(e):
             raise NotYet("llm is an async client (AsyncOpenAI).",

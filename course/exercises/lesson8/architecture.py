@@ -123,7 +123,6 @@ def check_route_tenant(route):
         except PermissionError:
             continue
         except Exception as e:  # noqa: BLE001 - a lookup that failed by accident (KeyError, StopIteration)
-            # A sentence, not a colon, after the exception's name: what is wrong stays the first hint (hints.split).
             raise NotYet(f"for {case}, your route raised {type(e).__name__}.",
                          "Raise PermissionError on purpose, so that the gateway answers 'not allowed' instead of "
                          "crashing.") from None
