@@ -416,6 +416,16 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("import typing\ndef f() -> \"(__import__('os'), int)[1]\":\n    pass\ntyping.get_type_hints(f)\n", 4,
      "`get_type_hints`"),
     ("s = '{0.__class__}'.format(1)\n", 4, "`{0.__class__}`"),
+    # seen passing the rule before: attributes named in a match pattern, modules passed on, setattr by name
+    ("import uuid\nmatch uuid:\n    case object(os=o):\n        pass\n", 4, "`.os` reaches a system module"),
+    ("match 1:\n    case object(_exit=e):\n        e(0)\n", 4, "`_exit`"),
+    ("import math\nm = math\nm.isnan = len\n", 4, "passes the module `math` on"),
+    ("import math\n(math,)[0].isnan = len\n", 4, "passes the module `math` on"),
+    ("import math\ndef f(m):\n    m.isnan = len\nf(math)\n", 4, "passes the module `math` on"),
+    ("import math, functools\nfunctools.update_wrapper(math, len, ('isnan',), ())\n", 4, "`update_wrapper`"),
+    ("import math, functools\nfunctools.wraps(len)(math)\n", 4, "`wraps`"),
+    ("time.perf_counter = lambda: 0.0\n", 2, "changes `time`"),  # bound by the lesson's setup, not the cell
+    ("agent.time.perf_counter = lambda: 0.0\n", 2, "changes `agent`"),
 ])
 def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
     reasons = review(source, lesson)

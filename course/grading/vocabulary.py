@@ -13,6 +13,7 @@ import tokenize
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 from course.exercises import REGISTRY, load_all
@@ -24,7 +25,8 @@ BASE_MODULES = {"re", "json", "math", "string", "textwrap", "collections", "iter
 NEVER = ("course.exercises", "course.grading")
 REACHING = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "globals", "vars", "locals", "open",
             "breakpoint", "input", "memoryview", "help", "exit", "quit", "get_field", "get_type_hints", "attrgetter",
-            "methodcaller", "singledispatch", "ForwardRef"}  # reach code, namespaces or attributes by name
+            "methodcaller", "singledispatch", "ForwardRef", "update_wrapper", "wraps"}  # code, namespaces,
+# attributes by name (`functools.wraps(M)(math)` copies a class's namespace into a module)
 # Of these, a lesson's vocabulary has only what its solutions import: the notebook's setup may bind `os` or
 # `Path` in every cell's namespace, and a cell can use them without an import of its own.
 SYSTEM = {"os", "sys", "pathlib", "tempfile", "shutil", "subprocess", "signal", "io", "ctypes", "gc", "inspect",
@@ -47,6 +49,7 @@ class Vocabulary:
     imported: set[tuple[str, str]] = field(default_factory=set)  # (course module, name)
     specials: set[str] = field(default_factory=set)  # dunder/private names, attributes, reaching builtins used
     setup_only: dict[str, str] = field(default_factory=dict)  # name the setup binds: its SYSTEM module
+    given: dict[str, list[str]] = field(default_factory=dict)  # name the setup binds: the dotted path it stands for
 
     def describe(self) -> str:
         names = sorted(f"{m}.{n}" for m, n in self.imported)
@@ -69,13 +72,18 @@ def walk_imports(tree: ast.AST):
                 yield node, "." * node.level + (node.module or ""), alias.name, alias.asname or alias.name
 
 
+def attributes(node: ast.AST) -> list[str]:
+    """The attributes a node reads or writes: `x.name`, and `case object(name=y)` in a match statement."""
+    return [node.attr] if isinstance(node, ast.Attribute) else node.kwd_attrs if isinstance(node, ast.MatchClass) \
+        else []
+
+
 def words(tree: ast.AST):
     """(line, name) of every identifier and dunder string the tree uses or defines."""
     for node in ast.walk(tree):
+        yield from ((getattr(node, "lineno", 0), a) for a in attributes(node))
         if isinstance(node, ast.Name):
             yield node.lineno, node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.lineno, node.attr
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             yield node.lineno, node.name
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("__"):
@@ -100,6 +108,8 @@ def vocabulary(lesson: int) -> Vocabulary:
                 vocab.modules.add(module)
                 if name is not None:
                     vocab.imported.add((module, name))
+        if source not in solved:
+            vocab.given |= bindings(tree)
         vocab.specials |= {name for _, name in words(tree) if special(name)}
     return vocab
 
@@ -127,10 +137,26 @@ def course_reach(node: ast.Attribute, bound: dict[str, list[str]], vocab: Vocabu
     return []
 
 
-def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> dict[str, list[str]]:
-    """Add to `found` each import outside the lesson's vocabulary; return what each imported name stands for."""
-    bound: dict[str, list[str]] = {}  # a name an import binds: the dotted path it stands for
-    for node, module, name, local in walk_imports(tree):
+def bindings(tree: ast.AST) -> dict[str, list[str]]:
+    """What each name an import binds stands for: a module's dotted path, or a module's path and a name in it."""
+    return {local: f"{module}.{name}".split(".") if name else module.split(".")[:1]
+            if local == module.split(".")[0] else module.split(".") for _, module, name, local in walk_imports(tree)}
+
+
+def is_module(path: list[str]) -> bool:
+    """Whether `a.b.c` is a module, found on the import path without importing anything."""
+    locations = None
+    for k in range(1, len(path) + 1):
+        spec = PathFinder.find_spec(".".join(path[:k]), locations)
+        if spec is None:
+            return False
+        locations = spec.submodule_search_locations
+    return True
+
+
+def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> None:
+    """Add to `found` each import outside the lesson's vocabulary."""
+    for node, module, name, _ in walk_imports(tree):
         full = f"{module}.{name}" if name else module
         if module.startswith(NEVER) or full.startswith(NEVER):
             found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
@@ -139,9 +165,6 @@ def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> dict
                          "(the course's own answer?)")
         elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
             found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
-        bound[local] = full.split(".") if name else module.split(".")[:1] if local == module.split(".")[0] \
-            else module.split(".")
-    return bound
 
 
 def review(source: str, lesson: int) -> list[str]:
@@ -160,7 +183,9 @@ def review(source: str, lesson: int) -> list[str]:
         if token.type == tokenize.NAME and not token.string.isascii():
             found.append(f"line {token.start[0]}: a non-ASCII identifier `{token.string}` (Python reads it as "
                          f"`{unicodedata.normalize('NFKC', token.string)}`)")
-    bound, roots = imports_reviewed(tree, vocab, found), set[int]()
+    imports_reviewed(tree, vocab, found)
+    own, roots = bindings(tree), set[int]()
+    bound = {**vocab.given, **own}  # the setup's names count as imported
     builtin = set(vars(builtins))
     for number, name in words(tree):
         if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
@@ -171,7 +196,7 @@ def review(source: str, lesson: int) -> list[str]:
             found.append(f"line {number}: `{name}`: {kind}, which this lesson's solutions do not use")
     for node in ast.walk(tree):
         at: int = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Name) and node.id in vocab.setup_only and node.id not in bound:
+        if isinstance(node, ast.Name) and node.id in vocab.setup_only and node.id not in own:
             found.append(f"line {at}: `{node.id}` ({vocab.setup_only[node.id]}): the notebook's setup imports it, "
                          "but no solution of this lesson needs it")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "__" in node.value and \
@@ -192,14 +217,13 @@ def review(source: str, lesson: int) -> list[str]:
                 base = base.value
             if base is not target and isinstance(base, ast.Name) and base.id in bound:
                 found.append(f"line {at}: changes `{base.id}`, which it imported (the check uses it too)")
-        if isinstance(node, ast.Attribute) and node.attr in ATTRIBUTE_REACH:
+        for name in set(attributes(node)) & ATTRIBUTE_REACH:
             # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
-            found.append(f"line {at}: `.{node.attr}` reaches a system module through an attribute")
+            found.append(f"line {at}: `.{name}` reaches a system module through an attribute")
         if isinstance(node, ast.Attribute):
             found += course_reach(node, bound, vocab)
             roots.add(id(node.value))
-    for node in ast.walk(tree):  # `q = p; q.refund_limit`: a course module passed on is out of course_reach's sight
-        if isinstance(node, ast.Name) and id(node) not in roots and ".".join(bound.get(node.id, ["-"])) in \
-                vocab.modules | {"course"} and bound[node.id][0] == "course":
+    for node in ast.walk(tree):  # `q = p; q.refund_limit`, `m = math; m.isnan = ...`: out of the rules' sight
+        if isinstance(node, ast.Name) and id(node) not in roots and node.id in bound and is_module(bound[node.id]):
             found.append(f"line {node.lineno}: passes the module `{'.'.join(bound[node.id])}` on (use its names)")
     return list(dict.fromkeys(found))
