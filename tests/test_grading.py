@@ -247,6 +247,8 @@ def test_honest_variants_stay_inside_the_vocabulary(source):
     ("x = object.__setattr__\n", "`__setattr__`"),
     ("import gc\n", "imports `gc`"),
     ("import math\nmath.isnan = lambda x: False\n", "changes `math`"),
+    ("class Count:\n    def __init__(self):\n        self.n = 0\n    def add(self):\n        self.n += 1\n",
+     "changes `self.n`"),
     ("def f():\n    return (x for x in ()).gi_frame.f_back\n", "frame, code or traceback"),
     ("from course.permissions import refund_limit\n", "never imports it"),
     ("import math" + " " * 3000 + "; import os\n", "characters long"),
@@ -426,6 +428,13 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("import math, functools\nfunctools.wraps(len)(math)\n", 4, "`wraps`"),
     ("time.perf_counter = lambda: 0.0\n", 2, "changes `time`"),  # bound by the lesson's setup, not the cell
     ("agent.time.perf_counter = lambda: 0.0\n", 2, "changes `agent`"),
+    # a module reached through another's attribute, then changed: any attribute but `self.x` in __init__ & co
+    ("import statistics\nm = statistics.math\nm.isnan = len\n", 4, "changes `m.isnan`"),
+    ("import statistics\nfor statistics.math.isnan in [len]:\n    pass\n", 4, "changes `statistics`"),
+    ("import statistics\nclass R:\n    def s(self):\n        self.isnan = len\nR.s(statistics.math)\n", 4,
+     "changes `self.isnan`"),
+    ("class R:\n    def __init__(self, m):\n        self = m\n        self.isnan = len\n", 4, "changes `self.isnan`"),
+    ("X = type('X', (), {'_' * 2 + 'eq' + '_' * 2: lambda s, o: True})\n", 4, "three arguments"),
 ])
 def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
     reasons = review(source, lesson)

@@ -60,6 +60,8 @@ FOUR |= {  # seen passing in bubblewrap: os._exit through a match pattern, math.
     "os._exit in a match pattern": WRONG4 + "import uuid\nmatch uuid:\n    case object(os=o):\n        match o:\n"
                                    "            case object(_exit=e):\n                e(0)\n",
     "a module's alias changed": ASK4 + "import math\nm = math\nm.isnan = lambda x: True\n",
+    "a module reached through another, changed": ASK4 + "import statistics\nm = statistics.math\n"
+                                                 "m.isnan = lambda x: True\n",
     "a module in a tuple changed": ASK4 + "import math\n(math,)[0].isnan = lambda x: True\n",
     "functools.wraps onto a module": ASK4 + "import math, functools\nclass M:\n"
                                      "    isnan = staticmethod(lambda x: True)\nfunctools.wraps(M)(math)\n",

@@ -167,6 +167,22 @@ def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> None
             found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
 
 
+def own_attributes(tree: ast.AST) -> set[int]:
+    """The `self.x` a cell's `__init__`, `__post_init__` and `__call__` set: the object is one it makes (a module
+    passed to another method as its `self` would be changed), and `self` is never bound to something else."""
+    ids = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name in PLAIN_DUNDERS):
+            params = fn.args.posonlyargs + fn.args.args
+            inside = list(ast.walk(fn))
+            if params and not any(isinstance(n, ast.Name) and n.id == params[0].arg and isinstance(n.ctx, ast.Store)
+                                  or isinstance(n, ast.arg) and n is not params[0] and n.arg == params[0].arg
+                                  for n in inside):
+                ids |= {id(n) for n in inside if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                        and n.value.id == params[0].arg}
+    return ids
+
+
 def review(source: str, lesson: int) -> list[str]:
     """Why a mentor should read this cell before its verdict counts ("line N: ..."); [] if none."""
     vocab, found = vocabulary(lesson), []
@@ -185,7 +201,7 @@ def review(source: str, lesson: int) -> list[str]:
                          f"`{unicodedata.normalize('NFKC', token.string)}`)")
     imports_reviewed(tree, vocab, found)
     own, roots = bindings(tree), set[int]()
-    bound = {**vocab.given, **own}  # the setup's names count as imported
+    bound, mine = {**vocab.given, **own}, own_attributes(tree)  # the setup's names count as imported
     builtin = set(vars(builtins))
     for number, name in words(tree):
         if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
@@ -208,15 +224,19 @@ def review(source: str, lesson: int) -> list[str]:
                                             isinstance(node.args[1].value, str) and not special(node.args[1].value)):
             found.append(f"line {at}: `getattr` with a computed name (only a plain literal attribute name is "
                          "inside the vocabulary)")
-        targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
-                   if isinstance(node, ast.AugAssign | ast.AnnAssign) else node.targets
-                   if isinstance(node, ast.Delete) else [])
-        for target in targets:
-            base: ast.expr = target
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and \
+                len(node.args) == 3:
+            found.append(f"line {at}: `type` with three arguments builds a class whose methods the rule cannot read")
+        if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            base: ast.expr = node
             while isinstance(base, ast.Attribute | ast.Subscript):
                 base = base.value
-            if base is not target and isinstance(base, ast.Name) and base.id in bound:
+            if isinstance(base, ast.Name) and base.id in bound:
                 found.append(f"line {at}: changes `{base.id}`, which it imported (the check uses it too)")
+            elif isinstance(node, ast.Attribute) and id(node) not in mine:
+                found.append(f"line {at}: changes `{ast.unparse(node)}`, an attribute of something the cell did "
+                             "not make (only `self.x = ...` in `__init__`, `__post_init__` or `__call__` is inside "
+                             "the vocabulary)")
         for name in set(attributes(node)) & ATTRIBUTE_REACH:
             # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
             found.append(f"line {at}: `.{name}` reaches a system module through an attribute")
