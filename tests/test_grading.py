@@ -435,6 +435,10 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
      "changes `self.isnan`"),
     ("class R:\n    def __init__(self, m):\n        self = m\n        self.isnan = len\n", 4, "changes `self.isnan`"),
     ("X = type('X', (), {'_' * 2 + 'eq' + '_' * 2: lambda s, o: True})\n", 4, "three arguments"),
+    # lesson 9's `re.compile` is an attribute, not the builtin: seen passing in bubblewrap (os._exit(0) run this way)
+    ("f = type(lambda: 0)(compile('import os', 'x', 'exec'), {})\n", 9, "`compile`: a builtin"),
+    ("import uuid\no = getattr(uuid.UUID, 'os')\n", 4, "`.os` reaches a system module"),
+    ("import uuid\no = getattr(uuid.UUID, '_exit')\n", 4, "`_exit`"),
 ])
 def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
     reasons = review(source, lesson)

@@ -59,6 +59,7 @@ class Vocabulary:
 
 
 def special(name: str) -> bool:
+    name = name.removeprefix(".")
     return name.startswith("_") or name in REACHING or name in INTERNALS or name in RUNS
 
 
@@ -73,15 +74,19 @@ def walk_imports(tree: ast.AST):
 
 
 def attributes(node: ast.AST) -> list[str]:
-    """The attributes a node reads or writes: `x.name`, and `case object(name=y)` in a match statement."""
+    """The attributes a node reads or writes: `x.name`, `case object(name=y)`, `getattr(x, "name")`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+            len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        return [node.args[1].value]
     return [node.attr] if isinstance(node, ast.Attribute) else node.kwd_attrs if isinstance(node, ast.MatchClass) \
         else []
 
 
 def words(tree: ast.AST):
-    """(line, name) of every identifier and dunder string the tree uses or defines."""
+    """(line, name) of every identifier and dunder string the tree uses or defines; an attribute as `.name`
+    (lesson 9's `re.compile` is not the builtin `compile`)."""
     for node in ast.walk(tree):
-        yield from ((getattr(node, "lineno", 0), a) for a in attributes(node))
+        yield from ((getattr(node, "lineno", 0), "." + a) for a in attributes(node))
         if isinstance(node, ast.Name):
             yield node.lineno, node.id
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -203,9 +208,9 @@ def review(source: str, lesson: int) -> list[str]:
     own, roots = bindings(tree), set[int]()
     bound, mine = {**vocab.given, **own}, own_attributes(tree)  # the setup's names count as imported
     builtin = set(vars(builtins))
-    for number, name in words(tree):
-        if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
-            kind = ("a builtin that reaches code or namespaces" if name in REACHING and name in builtin
+    for number, word in words(tree):
+        if special(word) and word not in vocab.specials and (name := word.removeprefix(".")) not in PLAIN_DUNDERS:
+            kind = ("a builtin that reaches code or namespaces" if word in REACHING and word in builtin
                     else "a function that reaches attributes or code by name" if name in REACHING
                     else "a frame, code or traceback attribute" if name in INTERNALS
                     else "a way to start a program" if name in RUNS else "a dunder or private name")
@@ -220,8 +225,7 @@ def review(source: str, lesson: int) -> list[str]:
             found.append(f"line {at}: the string `{node.value[:60]}` names a dunder (a format field or an "
                          "annotation reaches attributes by name)")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
-                len(node.args) > 1 and not (isinstance(node.args[1], ast.Constant) and
-                                            isinstance(node.args[1].value, str) and not special(node.args[1].value)):
+                len(node.args) > 1 and not attributes(node):
             found.append(f"line {at}: `getattr` with a computed name (only a plain literal attribute name is "
                          "inside the vocabulary)")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and \
