@@ -439,6 +439,7 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("f = type(lambda: 0)(compile('import os', 'x', 'exec'), {})\n", 9, "`compile`: a builtin"),
     ("import uuid\no = getattr(uuid.UUID, 'os')\n", 4, "`.os` reaches a system module"),
     ("import uuid\no = getattr(uuid.UUID, '_exit')\n", 4, "`_exit`"),
+    ("import typing\nc = typing.CodeType\n", 4, "`CodeType`"),  # a function made of bytes the rule never reads
 ])
 def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
     reasons = review(source, lesson)
@@ -467,6 +468,14 @@ def test_a_half_line_the_checks_own_verdict_completes_is_no_pass(box):
     "import dataclasses\nd = dataclasses\nm = d.sys.modules['course.exercises.lesson4']\nm.isinstance = len\n",
     "import dataclasses\nm = [dataclasses][0].sys.modules\n",
     "import asyncio\ne = (asyncio,)[0].base_events.os\n",
+    # seen passing the rule before: system modules an allowed one imports, under names a lesson might use
+    "import asyncio\ns = asyncio.runners.signal\n",
+    "import asyncio\nt = asyncio.events.threading\n",
+    "import dataclasses\nc = dataclasses.types\n",
+    "import asyncio\nt = asyncio.coroutines.traceback\n",
+    "import asyncio\nw = asyncio.tasks.weakref\n",
+    "import re\nc = re.copyreg\n",
+    "import asyncio\ni = asyncio.unix_events.io\n",
 ])
 def test_a_system_module_reached_through_an_alias_of_an_allowed_one_is_flagged(source):
     reasons = review(source, 4)

@@ -25,14 +25,15 @@ BASE_MODULES = {"re", "json", "math", "string", "textwrap", "collections", "iter
 NEVER = ("course.exercises", "course.grading")
 REACHING = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "globals", "vars", "locals", "open",
             "breakpoint", "input", "memoryview", "help", "exit", "quit", "get_field", "get_type_hints", "attrgetter",
-            "methodcaller", "singledispatch", "ForwardRef", "update_wrapper", "wraps"}  # code, namespaces,
+            "methodcaller", "singledispatch", "ForwardRef", "update_wrapper", "wraps", "CodeType"}  # code, namespaces,
 # attributes by name (`functools.wraps(M)(math)` copies a class's namespace into a module)
 # Of these, a lesson's vocabulary has only what its solutions import: the notebook's setup may bind `os` or
 # `Path` in every cell's namespace, and a cell can use them without an import of its own.
 SYSTEM = {"os", "sys", "pathlib", "tempfile", "shutil", "subprocess", "signal", "io", "ctypes", "gc", "inspect",
           "importlib", "builtins", "threading", "multiprocessing", "socket", "resource", "mmap", "fcntl", "posix"}
-ATTRIBUTE_REACH = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes", "subprocess", "pathlib", "shutil",
-                   "modules"}  # `d = dataclasses; d.sys`: `.resource` or `.signal` are ordinary words in a lesson
+# `d = dataclasses; d.sys`: the system modules an allowed module imports (unless a solution uses the word)
+ATTRIBUTE_REACH = SYSTEM - {"resource"} | {"modules", "types", "traceback", "weakref", "copyreg", "atexit", "linecache",
+                                          "selectors", "select", "platform", "machinery"}
 INTERNALS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lasti", "gi_frame", "gi_code",
              "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next", "co_code", "co_consts",
              "co_names", "gi_yieldfrom", "cr_await"}  # frame, generator, coroutine, traceback and code attributes
@@ -115,7 +116,7 @@ def vocabulary(lesson: int) -> Vocabulary:
                     vocab.imported.add((module, name))
         if source not in solved:
             vocab.given |= bindings(tree)
-        vocab.specials |= {name for _, name in words(tree) if special(name)}
+        vocab.specials |= {w for _, w in words(tree) if special(w) or w.removeprefix(".") in ATTRIBUTE_REACH}
     return vocab
 
 
@@ -241,7 +242,7 @@ def review(source: str, lesson: int) -> list[str]:
                 found.append(f"line {at}: changes `{ast.unparse(node)}`, an attribute of something the cell did "
                              "not make (only `self.x = ...` in `__init__`, `__post_init__` or `__call__` is inside "
                              "the vocabulary)")
-        for name in set(attributes(node)) & ATTRIBUTE_REACH:
+        for name in {a for a in attributes(node) if a in ATTRIBUTE_REACH and "." + a not in vocab.specials}:
             # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
             found.append(f"line {at}: `.{name}` reaches a system module through an attribute")
         if isinstance(node, ast.Attribute):
