@@ -252,6 +252,9 @@ def test_honest_variants_stay_inside_the_vocabulary(source):
     ("def f():\n    return (x for x in ()).gi_frame.f_back\n", "frame, code or traceback"),
     ("from course.permissions import refund_limit\n", "never imports it"),
     ("import math" + " " * 3000 + "; import os\n", "characters long"),
+    # seen passing the rule before: form feeds and line separators end a line for str.splitlines, not for Python
+    ("import math" + ("\x0c" + " " * 150) * 20 + "; x = 1\n", "characters long"),
+    ("x = 1  # " + ("\u2028" + " " * 150) * 20 + "\n", "characters long"),
     ("e = eval('1' '+1')\n", "`eval`"),
     ("import asyncio\nasyncio.create_subprocess_shell('echo >&3', pass_fds=(3,))\n", "start a program"),
     ("class Always:\n    def __eq__(self, other):\n        return True\n", "`__eq__`"),

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import io
-import tokenize
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.machinery import PathFinder
@@ -192,19 +189,17 @@ def own_attributes(tree: ast.AST) -> set[int]:
 def review(source: str, lesson: int) -> list[str]:
     """Why a mentor should read this cell before its verdict counts ("line N: ..."); [] if none."""
     vocab, found = vocabulary(lesson), []
-    for number, line in enumerate(source.splitlines(), 1):
+    for number, line in enumerate(source.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):  # Python's lines
         if len(line) > LONG_LINE:
             found.append(f"line {number}: {len(line)} characters long (more than {LONG_LINE}; the rest is hidden "
                          "off screen)")
     try:
         tree = ast.parse(source)
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (SyntaxError, tokenize.TokenError, ValueError):
+    except (SyntaxError, ValueError):
         return found  # the cell does not run: its verdict says so
-    for token in tokens:
-        if token.type == tokenize.NAME and not token.string.isascii():
-            found.append(f"line {token.start[0]}: a non-ASCII identifier `{token.string}` (Python reads it as "
-                         f"`{unicodedata.normalize('NFKC', token.string)}`)")
+    for number, word in words(tree):  # the tree's names are NFKC-normalised: one not in the text was spelt otherwise
+        if not source.isascii() and word.removeprefix(".") not in source:
+            found.append(f"line {number}: a non-ASCII identifier (Python reads it as `{word.removeprefix('.')}`)")
     imports_reviewed(tree, vocab, found)
     own, roots = bindings(tree), set[int]()
     bound, mine = {**vocab.given, **own}, own_attributes(tree)  # the setup's names count as imported
