@@ -62,6 +62,9 @@ FOUR |= {  # seen passing in bubblewrap: os._exit through a match pattern, math.
     "a module's alias changed": ASK4 + "import math\nm = math\nm.isnan = lambda x: True\n",
     "a module reached through another, changed": ASK4 + "import statistics\nm = statistics.math\n"
                                                  "m.isnan = lambda x: True\n",
+    "getattr passed to map": WRONG4 + "u = '_' * 2\n(g,) = map(getattr, [refund_limit], [u + 'globals' + u])\n"
+                             "m = g[u + 'builtins' + u][u + 'import' + u]('o' + 's')\n"
+                             "(e,) = map(getattr, [m], ['_' + 'exit'])\ne(0)\n",
     "a module in a tuple changed": ASK4 + "import math\n(math,)[0].isnan = lambda x: True\n",
     "functools.wraps onto a module": ASK4 + "import math, functools\nclass M:\n"
                                      "    isnan = staticmethod(lambda x: True)\nfunctools.wraps(M)(math)\n",

@@ -203,6 +203,7 @@ def review(source: str, lesson: int) -> list[str]:
     imports_reviewed(tree, vocab, found)
     own, roots = bindings(tree), set[int]()
     bound, mine = {**vocab.given, **own}, own_attributes(tree)  # the setup's names count as imported
+    literal = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and attributes(n)}  # getattr(x, "name")
     builtin = set(vars(builtins))
     for number, word in words(tree):
         if special(word) and word not in vocab.specials and (name := word.removeprefix(".")) not in PLAIN_DUNDERS:
@@ -220,8 +221,7 @@ def review(source: str, lesson: int) -> list[str]:
                 not node.value.startswith("__") and not {node.value} & vocab.specials:
             found.append(f"line {at}: the string `{node.value[:60]}` names a dunder (a format field or an "
                          "annotation reaches attributes by name)")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
-                len(node.args) > 1 and not attributes(node):
+        elif isinstance(node, ast.Name) and node.id == "getattr" and id(node) not in literal:  # `map(getattr, ...)`
             found.append(f"line {at}: `getattr` with a computed name (only a plain literal attribute name is "
                          "inside the vocabulary)")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and \
