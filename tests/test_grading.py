@@ -442,10 +442,10 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("f = type(lambda: 0)(compile('import os', 'x', 'exec'), {})\n", 9, "`compile`: a builtin"),
     ("import uuid\no = getattr(uuid.UUID, 'os')\n", 4, "`.os` reaches a system module"),
     ("import uuid\no = getattr(uuid.UUID, '_exit')\n", 4, "`_exit`"),
-    ("import typing\nc = typing.CodeType\n", 4, "`CodeType`"),
+    ("import typing\nc = typing.CodeType\n", 4, "`CodeType`"),  # a function made of bytes the rule never reads
     # lesson 4's solutions call getattr(x, "name"): seen passing in bubblewrap, getattr handed on with a built name
     ("(g,) = map(getattr, [len], ['_' * 2 + 'self' + '_' * 2])\n", 4, "`getattr` with a computed name"),
-    ("g = getattr\nx = g(len, 'o' + 's')\n", 4, "`getattr` with a computed name"),  # a function made of bytes the rule never reads
+    ("g = getattr\nx = g(len, 'o' + 's')\n", 4, "`getattr` with a computed name"),
 ])
 def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
     reasons = review(source, lesson)
