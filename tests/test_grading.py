@@ -427,6 +427,7 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("import math\nm = math\nm.isnan = len\n", 4, "passes the module `math` on"),
     ("import math\n(math,)[0].isnan = len\n", 4, "passes the module `math` on"),
     ("import math\ndef f(m):\n    m.isnan = len\nf(math)\n", 4, "passes the module `math` on"),
+    ("import itertools\nm = itertools\n", 4, "passes the module `itertools` on"),  # built into the interpreter
     ("import math, functools\nfunctools.update_wrapper(math, len, ('isnan',), ())\n", 4, "`update_wrapper`"),
     ("import math, functools\nfunctools.wraps(len)(math)\n", 4, "`wraps`"),
     ("time.perf_counter = lambda: 0.0\n", 2, "changes `time`"),  # bound by the lesson's setup, not the cell

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.machinery import PathFinder
@@ -147,7 +148,9 @@ def bindings(tree: ast.AST) -> dict[str, list[str]]:
 
 
 def is_module(path: list[str]) -> bool:
-    """Whether `a.b.c` is a module, found on the import path without importing anything."""
+    """Whether `a.b.c` is a module, found on the import path (or built in) without importing anything."""
+    if path[0] in sys.builtin_module_names:
+        return len(path) == 1
     locations = None
     for k in range(1, len(path) + 1):
         spec = PathFinder.find_spec(".".join(path[:k]), locations)
