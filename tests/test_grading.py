@@ -247,9 +247,14 @@ def test_honest_variants_stay_inside_the_vocabulary(source):
     ("x = object.__setattr__\n", "`__setattr__`"),
     ("import gc\n", "imports `gc`"),
     ("import math\nmath.isnan = lambda x: False\n", "changes `math`"),
+    ("class Count:\n    def __init__(self):\n        self.n = 0\n    def add(self):\n        self.n += 1\n",
+     "changes `self.n`"),
     ("def f():\n    return (x for x in ()).gi_frame.f_back\n", "frame, code or traceback"),
     ("from course.permissions import refund_limit\n", "never imports it"),
     ("import math" + " " * 3000 + "; import os\n", "characters long"),
+    # seen passing the rule before: form feeds and line separators end a line for str.splitlines, not for Python
+    ("import math" + ("\x0c" + " " * 150) * 20 + "; x = 1\n", "characters long"),
+    ("x = 1  # " + ("\u2028" + " " * 150) * 20 + "\n", "characters long"),
     ("e = eval('1' '+1')\n", "`eval`"),
     ("import asyncio\nasyncio.create_subprocess_shell('echo >&3', pass_fds=(3,))\n", "start a program"),
     ("class Always:\n    def __eq__(self, other):\n        return True\n", "`__eq__`"),
@@ -416,6 +421,32 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("import typing\ndef f() -> \"(__import__('os'), int)[1]\":\n    pass\ntyping.get_type_hints(f)\n", 4,
      "`get_type_hints`"),
     ("s = '{0.__class__}'.format(1)\n", 4, "`{0.__class__}`"),
+    # seen passing the rule before: attributes named in a match pattern, modules passed on, setattr by name
+    ("import uuid\nmatch uuid:\n    case object(os=o):\n        pass\n", 4, "`.os` reaches a system module"),
+    ("match 1:\n    case object(_exit=e):\n        e(0)\n", 4, "`_exit`"),
+    ("import math\nm = math\nm.isnan = len\n", 4, "passes the module `math` on"),
+    ("import math\n(math,)[0].isnan = len\n", 4, "passes the module `math` on"),
+    ("import math\ndef f(m):\n    m.isnan = len\nf(math)\n", 4, "passes the module `math` on"),
+    ("import itertools\nm = itertools\n", 4, "passes the module `itertools` on"),  # built into the interpreter
+    ("import math, functools\nfunctools.update_wrapper(math, len, ('isnan',), ())\n", 4, "`update_wrapper`"),
+    ("import math, functools\nfunctools.wraps(len)(math)\n", 4, "`wraps`"),
+    ("time.perf_counter = lambda: 0.0\n", 2, "changes `time`"),  # bound by the lesson's setup, not the cell
+    ("agent.time.perf_counter = lambda: 0.0\n", 2, "changes `agent`"),
+    # a module reached through another's attribute, then changed: any attribute but `self.x` in __init__ & co
+    ("import statistics\nm = statistics.math\nm.isnan = len\n", 4, "changes `m.isnan`"),
+    ("import statistics\nfor statistics.math.isnan in [len]:\n    pass\n", 4, "changes `statistics`"),
+    ("import statistics\nclass R:\n    def s(self):\n        self.isnan = len\nR.s(statistics.math)\n", 4,
+     "changes `self.isnan`"),
+    ("class R:\n    def __init__(self, m):\n        self = m\n        self.isnan = len\n", 4, "changes `self.isnan`"),
+    ("X = type('X', (), {'_' * 2 + 'eq' + '_' * 2: lambda s, o: True})\n", 4, "three arguments"),
+    # lesson 9's `re.compile` is an attribute, not the builtin: seen passing in bubblewrap (os._exit(0) run this way)
+    ("f = type(lambda: 0)(compile('import os', 'x', 'exec'), {})\n", 9, "`compile`: a builtin"),
+    ("import uuid\no = getattr(uuid.UUID, 'os')\n", 4, "`.os` reaches a system module"),
+    ("import uuid\no = getattr(uuid.UUID, '_exit')\n", 4, "`_exit`"),
+    ("import typing\nc = typing.CodeType\n", 4, "`CodeType`"),  # a function made of bytes the rule never reads
+    # lesson 4's solutions call getattr(x, "name"): seen passing in bubblewrap, getattr handed on with a built name
+    ("(g,) = map(getattr, [len], ['_' * 2 + 'self' + '_' * 2])\n", 4, "`getattr` with a computed name"),
+    ("g = getattr\nx = g(len, 'o' + 's')\n", 4, "`getattr` with a computed name"),
 ])
 def test_routes_around_the_names_the_rule_reads_are_flagged_with_the_reason_and_the_line(source, lesson, why):
     reasons = review(source, lesson)
@@ -444,6 +475,14 @@ def test_a_half_line_the_checks_own_verdict_completes_is_no_pass(box):
     "import dataclasses\nd = dataclasses\nm = d.sys.modules['course.exercises.lesson4']\nm.isinstance = len\n",
     "import dataclasses\nm = [dataclasses][0].sys.modules\n",
     "import asyncio\ne = (asyncio,)[0].base_events.os\n",
+    # seen passing the rule before: system modules an allowed one imports, under names a lesson might use
+    "import asyncio\ns = asyncio.runners.signal\n",
+    "import asyncio\nt = asyncio.events.threading\n",
+    "import dataclasses\nc = dataclasses.types\n",
+    "import asyncio\nt = asyncio.coroutines.traceback\n",
+    "import asyncio\nw = asyncio.tasks.weakref\n",
+    "import re\nc = re.copyreg\n",
+    "import asyncio\ni = asyncio.unix_events.io\n",
 ])
 def test_a_system_module_reached_through_an_alias_of_an_allowed_one_is_flagged(source):
     reasons = review(source, 4)

@@ -53,6 +53,22 @@ def forgeries(id: str, module: str, wrong: str, answer: str) -> dict[str, str]:
 WRONG4 = "# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n    return 'allow'\n"
 WRONG6 = "# EXERCISE l6-to-openai\ndef to_openai(tool):\n    return {}\n"
 FOUR = forgeries("l4-refund-limit", "course.exercises.lesson4", WRONG4, "from course.permissions import refund_limit")
+# Rules that ask whenever the amount would have to be read, passed by changing what the check computes with.
+ASK4 = ("# EXERCISE l4-refund-limit\ndef refund_limit(name, arguments):\n"
+        "    return 'ask' if name == 'issue_refund' else None\n")
+FOUR |= {  # seen passing in bubblewrap: os._exit through a match pattern, math.isnan changed through an alias
+    "os._exit in a match pattern": WRONG4 + "import uuid\nmatch uuid:\n    case object(os=o):\n        match o:\n"
+                                   "            case object(_exit=e):\n                e(0)\n",
+    "a module's alias changed": ASK4 + "import math\nm = math\nm.isnan = lambda x: True\n",
+    "a module reached through another, changed": ASK4 + "import statistics\nm = statistics.math\n"
+                                                 "m.isnan = lambda x: True\n",
+    "getattr passed to map": WRONG4 + "u = '_' * 2\n(g,) = map(getattr, [refund_limit], [u + 'globals' + u])\n"
+                             "m = g[u + 'builtins' + u][u + 'import' + u]('o' + 's')\n"
+                             "(e,) = map(getattr, [m], ['_' + 'exit'])\ne(0)\n",
+    "a module in a tuple changed": ASK4 + "import math\n(math,)[0].isnan = lambda x: True\n",
+    "functools.wraps onto a module": ASK4 + "import math, functools\nclass M:\n"
+                                     "    isnan = staticmethod(lambda x: True)\nfunctools.wraps(M)(math)\n",
+}
 SIX = forgeries("l6-to-openai", "course.exercises.lesson6", WRONG6,
                 "import course.host\nto_openai = course.host.convert.to_openai_tool")
 SIX |= {  # lesson 6's setup binds os and Path in every cell's namespace: used without an import of their own

@@ -122,14 +122,11 @@ def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int) -> None:
 def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path | None = None, lesson: int | None = None,
                 solutions: bool = False, done: Callable[[Learner], None] = lambda learner: None) -> list[Learner]:
     load_all()
-    if solutions:
+    if solutions:  # one learner with every lesson's solutions/<id>.py as its cells
         class_ = [Learner("reference solutions", SOLUTIONS, 0)]
-        for ex_id in REGISTRY:
-            file = SOLUTIONS / f"{ex_id}.py"
-            code = file.read_text(encoding="utf-8") if file.is_file() else None
-            class_[0].results.append(Grade(ex_id, "not yet" if code else "no cell", "" if code else
-                                           f"no reference solution: solutions/{ex_id}.py is missing.", code,
-                                           reasons=review(code, REGISTRY[ex_id].lesson) if code else []))
+        for n in dict.fromkeys(ex.lesson for ex in REGISTRY.values()):
+            prepare(class_[0], {i: [f.read_text(encoding="utf-8")] for i, ex in REGISTRY.items()
+                                if ex.lesson == n and (f := SOLUTIONS / f"{i}.py").is_file()}, n)
     else:
         class_ = [Learner(path.stem, path) for path in learners(paths, skip)]
         cells: dict[str, Any] = {learner.name: read(learner) for learner in class_}

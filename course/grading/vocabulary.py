@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import io
-import tokenize
-import unicodedata
+import sys
 from dataclasses import dataclass, field
 from functools import cache
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 from course.exercises import REGISTRY, load_all
@@ -24,13 +23,15 @@ BASE_MODULES = {"re", "json", "math", "string", "textwrap", "collections", "iter
 NEVER = ("course.exercises", "course.grading")
 REACHING = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "globals", "vars", "locals", "open",
             "breakpoint", "input", "memoryview", "help", "exit", "quit", "get_field", "get_type_hints", "attrgetter",
-            "methodcaller", "singledispatch", "ForwardRef"}  # reach code, namespaces or attributes by name
+            "methodcaller", "singledispatch", "ForwardRef", "update_wrapper", "wraps", "CodeType"}  # code, namespaces,
+# attributes by name (`functools.wraps(M)(math)` copies a class's namespace into a module)
 # Of these, a lesson's vocabulary has only what its solutions import: the notebook's setup may bind `os` or
 # `Path` in every cell's namespace, and a cell can use them without an import of its own.
 SYSTEM = {"os", "sys", "pathlib", "tempfile", "shutil", "subprocess", "signal", "io", "ctypes", "gc", "inspect",
           "importlib", "builtins", "threading", "multiprocessing", "socket", "resource", "mmap", "fcntl", "posix"}
-ATTRIBUTE_REACH = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes", "subprocess", "pathlib", "shutil",
-                   "modules"}  # `d = dataclasses; d.sys`: `.resource` or `.signal` are ordinary words in a lesson
+# `d = dataclasses; d.sys`: the system modules an allowed module imports (unless a solution uses the word)
+ATTRIBUTE_REACH = SYSTEM - {"resource"} | {"modules", "types", "traceback", "weakref", "copyreg", "atexit", "linecache",
+                                          "selectors", "select", "platform", "machinery"}
 INTERNALS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lasti", "gi_frame", "gi_code",
              "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next", "co_code", "co_consts",
              "co_names", "gi_yieldfrom", "cr_await"}  # frame, generator, coroutine, traceback and code attributes
@@ -61,6 +62,7 @@ class Vocabulary:
     imported: set[tuple[str, str]] = field(default_factory=set)  # (course module, name)
     specials: set[str] = field(default_factory=set)  # dunder/private names, attributes, reaching builtins used
     setup_only: dict[str, str] = field(default_factory=dict)  # name the setup binds: its SYSTEM module
+    given: dict[str, list[str]] = field(default_factory=dict)  # name the setup binds: the dotted path it stands for
 
     def describe(self) -> str:
         names = sorted(f"{m}.{n}" for m, n in self.imported)
@@ -70,6 +72,7 @@ class Vocabulary:
 
 
 def special(name: str) -> bool:
+    name = name.removeprefix(".")
     return name.startswith("_") or name in REACHING or name in INTERNALS or name in RUNS
 
 
@@ -83,13 +86,22 @@ def walk_imports(tree: ast.AST):
                 yield node, "." * node.level + (node.module or ""), alias.name, alias.asname or alias.name
 
 
+def attributes(node: ast.AST) -> list[str]:
+    """The attributes a node reads or writes: `x.name`, `case object(name=y)`, `getattr(x, "name")`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+            len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        return [node.args[1].value]
+    return [node.attr] if isinstance(node, ast.Attribute) else node.kwd_attrs if isinstance(node, ast.MatchClass) \
+        else []
+
+
 def words(tree: ast.AST):
-    """(line, name) of every identifier and dunder string the tree uses or defines."""
+    """(line, name) of every identifier and dunder string the tree uses or defines; an attribute as `.name`
+    (lesson 9's `re.compile` is not the builtin `compile`)."""
     for node in ast.walk(tree):
+        yield from ((getattr(node, "lineno", 0), "." + a) for a in attributes(node))
         if isinstance(node, ast.Name):
             yield node.lineno, node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.lineno, node.attr
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             yield node.lineno, node.name
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("__"):
@@ -114,7 +126,9 @@ def vocabulary(lesson: int) -> Vocabulary:
                 vocab.modules.add(module)
                 if name is not None:
                     vocab.imported.add((module, name))
-        vocab.specials |= {name for _, name in words(tree) if special(name)}
+        if source not in solved:
+            vocab.given |= bindings(tree)
+        vocab.specials |= {w for _, w in words(tree) if special(w) or w.removeprefix(".") in ATTRIBUTE_REACH}
         vocab.specials |= {f"class on {name}" for _, name in subclassed(tree)}
     return vocab
 
@@ -142,10 +156,28 @@ def course_reach(node: ast.Attribute, bound: dict[str, list[str]], vocab: Vocabu
     return []
 
 
-def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> dict[str, list[str]]:
-    """Add to `found` each import outside the lesson's vocabulary; return what each imported name stands for."""
-    bound: dict[str, list[str]] = {}  # a name an import binds: the dotted path it stands for
-    for node, module, name, local in walk_imports(tree):
+def bindings(tree: ast.AST) -> dict[str, list[str]]:
+    """What each name an import binds stands for: a module's dotted path, or a module's path and a name in it."""
+    return {local: f"{module}.{name}".split(".") if name else module.split(".")[:1]
+            if local == module.split(".")[0] else module.split(".") for _, module, name, local in walk_imports(tree)}
+
+
+def is_module(path: list[str]) -> bool:
+    """Whether `a.b.c` is a module, found on the import path (or built in) without importing anything."""
+    if path[0] in sys.builtin_module_names:
+        return len(path) == 1
+    locations = None
+    for k in range(1, len(path) + 1):
+        spec = PathFinder.find_spec(".".join(path[:k]), locations)
+        if spec is None:
+            return False
+        locations = spec.submodule_search_locations
+    return True
+
+
+def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> None:
+    """Add to `found` each import outside the lesson's vocabulary."""
+    for node, module, name, _ in walk_imports(tree):
         full = f"{module}.{name}" if name else module
         if module.startswith(NEVER) or full.startswith(NEVER):
             found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
@@ -154,32 +186,46 @@ def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> dict
                          "(the course's own answer?)")
         elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
             found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
-        bound[local] = full.split(".") if name else module.split(".")[:1] if local == module.split(".")[0] \
-            else module.split(".")
-    return bound
+
+
+def own_attributes(tree: ast.AST) -> set[int]:
+    """The `self.x` a cell's `__init__`, `__post_init__` and `__call__` set: the object is one it makes (a module
+    passed to another method as its `self` would be changed), and `self` is never bound to something else."""
+    ids = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name in PLAIN_DUNDERS):
+            params = fn.args.posonlyargs + fn.args.args
+            inside = list(ast.walk(fn))
+            if params and not any(isinstance(n, ast.Name) and n.id == params[0].arg and isinstance(n.ctx, ast.Store)
+                                  or isinstance(n, ast.arg) and n is not params[0] and n.arg == params[0].arg
+                                  for n in inside):
+                ids |= {id(n) for n in inside if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                        and n.value.id == params[0].arg}
+    return ids
 
 
 def review(source: str, lesson: int) -> list[str]:
     """Why a mentor should read this cell before its verdict counts ("line N: ..."); [] if none."""
     vocab, found = vocabulary(lesson), []
-    for number, line in enumerate(source.splitlines(), 1):
+    for number, line in enumerate(source.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):  # Python's lines
         if len(line) > LONG_LINE:
             found.append(f"line {number}: {len(line)} characters long (more than {LONG_LINE}; the rest is hidden "
                          "off screen)")
     try:
         tree = ast.parse(source)
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (SyntaxError, tokenize.TokenError, ValueError):
+    except (SyntaxError, ValueError):
         return found  # the cell does not run: its verdict says so
-    for token in tokens:
-        if token.type == tokenize.NAME and not token.string.isascii():
-            found.append(f"line {token.start[0]}: a non-ASCII identifier `{token.string}` (Python reads it as "
-                         f"`{unicodedata.normalize('NFKC', token.string)}`)")
-    bound, roots = imports_reviewed(tree, vocab, found), set[int]()
+    for number, word in words(tree):  # the tree's names are NFKC-normalised: one not in the text was spelt otherwise
+        if not source.isascii() and word.removeprefix(".") not in source:
+            found.append(f"line {number}: a non-ASCII identifier (Python reads it as `{word.removeprefix('.')}`)")
+    imports_reviewed(tree, vocab, found)
+    own, roots = bindings(tree), set[int]()
+    bound, mine = {**vocab.given, **own}, own_attributes(tree)  # the setup's names count as imported
+    literal = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and attributes(n)}  # getattr(x, "name")
     builtin = set(vars(builtins))
-    for number, name in words(tree):
-        if special(name) and name not in vocab.specials and name not in PLAIN_DUNDERS:
-            kind = ("a builtin that reaches code or namespaces" if name in REACHING and name in builtin
+    for number, word in words(tree):
+        if special(word) and word not in vocab.specials and (name := word.removeprefix(".")) not in PLAIN_DUNDERS:
+            kind = ("a builtin that reaches code or namespaces" if word in REACHING and word in builtin
                     else "a function that reaches attributes or code by name" if name in REACHING
                     else "a frame, code or traceback attribute" if name in INTERNALS
                     else "a way to start a program" if name in RUNS else "a dunder or private name")
@@ -190,35 +236,36 @@ def review(source: str, lesson: int) -> list[str]:
                          "defines (its own methods can answer what a check asks of the value)")
     for node in ast.walk(tree):
         at: int = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Name) and node.id in vocab.setup_only and node.id not in bound:
+        if isinstance(node, ast.Name) and node.id in vocab.setup_only and node.id not in own:
             found.append(f"line {at}: `{node.id}` ({vocab.setup_only[node.id]}): the notebook's setup imports it, "
                          "but no solution of this lesson needs it")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "__" in node.value and \
                 not node.value.startswith("__") and not {node.value} & vocab.specials:
             found.append(f"line {at}: the string `{node.value[:60]}` names a dunder (a format field or an "
                          "annotation reaches attributes by name)")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
-                len(node.args) > 1 and not (isinstance(node.args[1], ast.Constant) and
-                                            isinstance(node.args[1].value, str) and not special(node.args[1].value)):
+        elif isinstance(node, ast.Name) and node.id == "getattr" and id(node) not in literal:  # `map(getattr, ...)`
             found.append(f"line {at}: `getattr` with a computed name (only a plain literal attribute name is "
                          "inside the vocabulary)")
-        targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
-                   if isinstance(node, ast.AugAssign | ast.AnnAssign) else node.targets
-                   if isinstance(node, ast.Delete) else [])
-        for target in targets:
-            base: ast.expr = target
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and \
+                len(node.args) == 3:
+            found.append(f"line {at}: `type` with three arguments builds a class whose methods the rule cannot read")
+        if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            base: ast.expr = node
             while isinstance(base, ast.Attribute | ast.Subscript):
                 base = base.value
-            if base is not target and isinstance(base, ast.Name) and base.id in bound:
+            if isinstance(base, ast.Name) and base.id in bound:
                 found.append(f"line {at}: changes `{base.id}`, which it imported (the check uses it too)")
-        if isinstance(node, ast.Attribute) and node.attr in ATTRIBUTE_REACH:
+            elif isinstance(node, ast.Attribute) and id(node) not in mine:
+                found.append(f"line {at}: changes `{ast.unparse(node)}`, an attribute of something the cell did "
+                             "not make (only `self.x = ...` in `__init__`, `__post_init__` or `__call__` is inside "
+                             "the vocabulary)")
+        for name in {a for a in attributes(node) if a in ATTRIBUTE_REACH and "." + a not in vocab.specials}:
             # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
-            found.append(f"line {at}: `.{node.attr}` reaches a system module through an attribute")
+            found.append(f"line {at}: `.{name}` reaches a system module through an attribute")
         if isinstance(node, ast.Attribute):
             found += course_reach(node, bound, vocab)
             roots.add(id(node.value))
-    for node in ast.walk(tree):  # `q = p; q.refund_limit`: a course module passed on is out of course_reach's sight
-        if isinstance(node, ast.Name) and id(node) not in roots and ".".join(bound.get(node.id, ["-"])) in \
-                vocab.modules | {"course"} and bound[node.id][0] == "course":
+    for node in ast.walk(tree):  # `q = p; q.refund_limit`, `m = math; m.isnan = ...`: out of the rules' sight
+        if isinstance(node, ast.Name) and id(node) not in roots and node.id in bound and is_module(bound[node.id]):
             found.append(f"line {node.lineno}: passes the module `{'.'.join(bound[node.id])}` on (use its names)")
     return list(dict.fromkeys(found))
