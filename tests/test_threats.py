@@ -367,9 +367,14 @@ SECRET_CORPUS = [  # (line as a server prints it, the secret in it)
     ("stripe sk_live_51HxYzAbCdEfGhIjKlMnOpQr", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr"),
     ("SESSION_SECRET = 'v3ry-l0ng-s3cret'", "v3ry-l0ng-s3cret"),
     ("client_secret:   9f8e7d6c5b4a", "9f8e7d6c5b4a"),
+    # the next variation (fresh review of issue 23): pretty-printed JSON, a short name, a command-line flag
+    ('settings = {\n  "database": {\n    "password":\n      "multi-line-s3cret"\n  }\n}', "multi-line-s3cret"),
+    ("DB_PASS=pl41n-pass", "pl41n-pass"),
+    ("running: psql --password hunter3-flag --host db", "hunter3-flag"),
 ]
 HARMLESS = ["Traceback (most recent call last):", 'File "server.py", line 12, in <module>',
-            "KeyError: 'order_id'", "listening on http://127.0.0.1:8000/mcp", "tokens used: 1,204"]
+            "KeyError: 'order_id'", "listening on http://127.0.0.1:8000/mcp", "tokens used: 1,204",
+            "3 passed, 0 failed", "bypass_cache=true", "--tokens-max 512"]
 
 
 @pytest.mark.parametrize("line, secret", SECRET_CORPUS)
