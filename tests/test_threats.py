@@ -245,7 +245,8 @@ async def _refund_after(tmp_path, name, between):
     async with McpHost(approver=ScriptedApprover([True]), quiet=True) as host:  # a human who approves
         guard = UntrustedInput(host)
         host.rules.append(guard)
-        await host.connect("web", in_memory(relay_server(fail=name == "error", change=name == "changed")),
+        await host.connect("web", in_memory(relay_server(fail=name == "error", change=name == "changed",
+                                                         reject=name == "rejected")),
                            allow={"read_page"})
         await host.connect("docs", in_memory(docs_server.build_server(embedder="lexical", store_path=store)),
                            allow={"issue_refund"})
@@ -278,7 +279,8 @@ async def _picked_prompt(host):
     await host.get_prompt("web", "summarise")
 
 
-@pytest.mark.parametrize("name, between", [("error", _read_page), ("changed", _read_then_changed),
+@pytest.mark.parametrize("name, between", [("error", _read_page), ("rejected", _read_page),
+                                           ("changed", _read_then_changed),
                                            ("disconnected", _read_then_disconnected),
                                            ("resource", _attached_resource), ("prompt", _picked_prompt)])
 async def test_what_entered_the_context_from_the_open_world_keeps_writes_denied(tmp_path, name, between):

@@ -75,9 +75,9 @@ def asked_for(message: str, requests: dict[str, re.Pattern[str]] = REQUESTS) -> 
 class UntrustedInput:
     """A policy rule: once text from the open world is in the conversation, writes are denied.
 
-    What counts is what *entered the model's context*, judged when it entered: a result or an
-    error of a tool that said it reads the open world, a resource read or a prompt fetched from a
-    server with such a tool. The taint stays until `start()` begins a new conversation: a tool
+    What counts is what *entered the model's context*, judged when it entered: a result, an error
+    or a rejection (-32602, whose words the host passes on) of a tool that said it reads the open
+    world, a resource read or a prompt fetched from a server with such a tool. The taint stays until `start()` begins a new conversation: a tool
     withdrawn, changed or disconnected afterwards takes nothing back out of the model's context.
     Reading stays allowed, so the model can still answer; only what would change records stops.
     What it does not cover: text from a server that claims a closed world (your own documents,
@@ -95,7 +95,7 @@ class UntrustedInput:
 
     def tainted_by(self) -> list[str]:
         """Where the open-world text in this conversation came from: `tool`, or `server: resource uri`."""
-        tools = {o.tool for o in self.host.outcomes[self._from:] if o.open_world and o.by == "server"}
+        tools = {o.tool for o in self.host.outcomes[self._from:] if o.open_world}  # a result, an error, a rejection
         read = {f"{server}: {what}" for server, what, untrusted in self.host.context_read[self._context_from:]
                 if untrusted}
         return sorted(tools | read)
