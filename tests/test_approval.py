@@ -608,6 +608,20 @@ async def test_a_key_of_3000_characters_cannot_push_the_tool_and_its_risk_off_an
     assert "a" * 3000 in "\n".join(ApprovalRequest("issue_refund", keys, "write").lines(full=True))
 
 
+@pytest.mark.parametrize("value", ["https://\u0430\u0440\u0440\u04cf\u0435.\u0441\u043e\u043c/refunds",  # аррӏе.сом
+                                   "https://northwind-goods.example/refunds?order=\u04101002"])  # А1002
+def test_a_word_wholly_in_letters_drawn_like_latin_ones_is_named_in_the_prompt(value):
+    # The next variation (fresh review of issue 23 item 4): no word mixes scripts, so is_mixed_script misses it.
+    request = ApprovalRequest("read_page", {"url": value}, "read")
+    assert "mixed scripts: " in str(request) and "CYRILLIC" in str(request), str(request)
+
+
+def test_words_in_one_script_that_do_not_pose_as_latin_are_not_marked():
+    from course.approval.display import lookalikes
+
+    assert lookalikes("Grüße, café, \u043f\u0440\u0438\u0432\u0435\u0442, A1002, northwind-goods.example") == []
+
+
 def test_a_look_alike_in_an_argument_name_is_named_in_the_prompt():
     request = ApprovalRequest("issue_refund", {"\u043erder_id": "A1002"}, "write")  # an identifier, Cyrillic о
     for text in (str(request), "\n".join(request.lines()), request.html()):
