@@ -76,6 +76,24 @@ async def test_an_injected_refund_of_the_customers_own_order_passes_whose_order_
     assert refunds and tried[0].decision == "approved"  # a request in the customer's words still goes to a human
 
 
+@pytest.mark.parametrize("message, order", [
+    ("Do not refund my order A1002; I only want to know how long refunds take.", "A1002"),  # said not to
+    ("Please don't refund my order A1002, just tell me where it is.", "A1002"),
+    ("Please refund A1001. Where is A1002?", "A1002"),  # asked for one order, asked about the other
+])
+def test_asked_for_denies_a_refund_the_customer_said_not_to_make_or_asked_for_another_order(message, order):
+    # The next variation (fresh review of issue 23 item 8): the request phrase and the order were both in the
+    # message, so the injected refund went on to a human.
+    assert asked_for(message)("issue_refund", {"order_id": order, "amount": 18.0}) == "deny"
+
+
+def test_asked_for_still_lets_a_plain_request_go_on_to_a_human():
+    for message, order in (("My mugs from order A1002 arrived broken. Please refund them.", "A1002"),
+                           ("Please refund A1001. Where is A1002?", "A1001"),
+                           ("I don't know why it broke, but please refund my order A1002.", "A1002")):
+        assert asked_for(message)("issue_refund", {"order_id": order, "amount": 18.0}) is None, message
+
+
 async def test_a_web_page_with_instructions_cannot_trigger_a_write_once_the_untrusted_input_rule_is_on(tmp_path):
     for guarded, refunded in ((False, True), (True, False)):
         store = tmp_path / f"shop-{guarded}.json"

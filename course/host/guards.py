@@ -20,7 +20,7 @@ from course.host.convert import open_world
 from course.orders import ORDER_ID
 from course.permissions import Decision
 
-__all__ = ["REQUESTS", "UntrustedInput", "asked_for", "open_world", "own_orders"]
+__all__ = ["REQUESTS", "UntrustedInput", "asked_for", "open_world", "own_orders", "requested"]
 
 # What a customer writes when they *ask for* an action, not when they ask *about* it
 # ("how long do I have for a refund?" asks about refunds; "please refund A1002" asks for one).
@@ -54,22 +54,41 @@ def asked_for(message: str, requests: dict[str, re.Pattern[str]] = REQUESTS) -> 
     still ask for a refund of the customer's own order (A1002, for a customer who wrote about
     A1002 but asked only how long refunds take). This rule ties it to *what was asked*: the
     action (`requests[tool]`, a pattern of request phrases) and the order must both be in the
-    message the customer typed, never only in text the model read. Its scope ends there: it
+    message the customer typed, never only in text the model read (see `requested`). Its scope ends there: it
     reads words, so a request worded another way is denied too (the desk then asks the customer
     to say it plainly), and the amount is still for the human approver to check.
     """
-    orders = set(ORDER_ID.findall(message))
-    wanted = {tool for tool, pattern in requests.items() if pattern.search(message)}
+    wanted = requested(message, requests)
 
     def rule(tool: str, arguments: dict) -> Decision | None:
         if tool not in requests:  # reads, and writes this rule knows nothing about: the other rules decide
             return None
-        if tool in wanted and arguments.get("order_id") in orders:
+        if arguments.get("order_id") in wanted.get(tool, set()):
             return None  # asked for: still a write, so the usual policy asks a human
         return "deny"
 
     rule.__name__ = "asked_for"  # the decision log names the rule
     return rule
+
+
+SENTENCE = re.compile(r"[^.!?;\n]+")
+NEGATED = re.compile(r"\b(?:don['’]?t|do not|never|no need to|not)\b[^,]*$", re.I)  # "please don't refund my order"
+
+
+def requested(message: str, requests: dict[str, re.Pattern[str]] = REQUESTS) -> dict[str, set[str]]:
+    """{tool: the orders the customer's message asks it for}: `asked_for`'s reading of the customer's words.
+
+    A request said *not* to be made ("do not refund my order A1002") asks for nothing. When the
+    message names several orders, a request covers the orders of its own sentence only ("please
+    refund A1001. Where is A1002?" asks for no refund of A1002); with one order, any sentence.
+    """
+    orders = set(ORDER_ID.findall(message))
+    asked: dict[str, set[str]] = {}
+    for sentence in SENTENCE.findall(message):
+        for tool, pattern in requests.items():
+            if any(not NEGATED.search(sentence[:m.start()]) for m in pattern.finditer(sentence)):
+                asked.setdefault(tool, set()).update(set(ORDER_ID.findall(sentence)) if len(orders) > 1 else orders)
+    return asked
 
 
 class UntrustedInput:
