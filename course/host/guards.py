@@ -96,8 +96,9 @@ class UntrustedInput:
 
     What counts is what *entered the model's context*, judged when it entered: a result, an error
     or a rejection (-32602, whose words the host passes on) of a tool that said it reads the open
-    world, a resource read or a prompt fetched from a server with such a tool. The taint stays until `start()` begins a new conversation: a tool
-    withdrawn, changed or disconnected afterwards takes nothing back out of the model's context.
+    world, a resource read or a prompt fetched from a server with such a tool. The taint stays
+    until `start()` begins a new conversation: a tool withdrawn, changed or disconnected
+    afterwards takes nothing back out of the model's context.
     Reading stays allowed, so the model can still answer; only what would change records stops.
     What it does not cover: text from a server that claims a closed world (your own documents,
     lesson 8's poisoned policy) and a write the model asks for before it read anything.
