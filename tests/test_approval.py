@@ -594,6 +594,40 @@ async def test_the_widget_caps_values_names_the_tool_on_its_button_and_shows_ful
     assert await asyncio.wait_for(task, 5) is False
 
 
+async def test_a_key_of_3000_characters_cannot_push_the_tool_and_its_risk_off_an_80_by_24_terminal(monkeypatch,
+                                                                                                 capsys):
+    # The next variation (fresh review of issue 23 item 3): a lax schema lets the *key* carry the padding.
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "n")
+    keys = {"a" * 3000: 1, "x" + " " * 3000 + "get_order_status(order_id='A1001')": 2, "order_id": "A1002"}
+    assert await TerminalApprover()(ApprovalRequest("issue_refund", keys, "write")) is False
+    first = capsys.readouterr().out.strip().splitlines() + [asked[0]]
+    rows = sum(max(1, -(-len(line) // 80)) for line in first)
+    assert rows <= 24 and first[0].startswith("The assistant wants to run issue_refund [write")
+    assert "more characters" in first[1] and "[3,000 spaces]" in first[2] and "order_id = 'A1002'" in first[3]
+    assert "a" * 3000 in "\n".join(ApprovalRequest("issue_refund", keys, "write").lines(full=True))
+
+
+@pytest.mark.parametrize("value", ["https://\u0430\u0440\u0440\u04cf\u0435.\u0441\u043e\u043c/refunds",  # аррӏе.сом
+                                   "https://northwind-goods.example/refunds?order=\u04101002"])  # А1002
+def test_a_word_wholly_in_letters_drawn_like_latin_ones_is_named_in_the_prompt(value):
+    # The next variation (fresh review of issue 23 item 4): no word mixes scripts, so is_mixed_script misses it.
+    request = ApprovalRequest("read_page", {"url": value}, "read")
+    assert "mixed scripts: " in str(request) and "CYRILLIC" in str(request), str(request)
+
+
+def test_words_in_one_script_that_do_not_pose_as_latin_are_not_marked():
+    from course.approval.display import lookalikes
+
+    assert lookalikes("Grüße, café, \u043f\u0440\u0438\u0432\u0435\u0442, A1002, northwind-goods.example") == []
+
+
+def test_a_look_alike_in_an_argument_name_is_named_in_the_prompt():
+    request = ApprovalRequest("issue_refund", {"\u043erder_id": "A1002"}, "write")  # an identifier, Cyrillic о
+    for text in (str(request), "\n".join(request.lines()), request.html()):
+        assert "mixed scripts: \u043e CYRILLIC SMALL LETTER O" in text, text
+
+
 def test_a_mixed_script_look_alike_is_named_in_the_prompt():
     request = ApprovalRequest("read_page", {"url": "https://n\u043erthwind-goods.example/refunds"}, "read")
     assert "mixed scripts: \u043e CYRILLIC SMALL LETTER O" in str(request)

@@ -191,3 +191,25 @@ async def test_two_clients_at_once_share_one_server(server):
         a = await first.call_tool("search_docs", {"query": "warranty"})
         b = await second.call_tool("search_docs", {"query": "warranty"})
     assert a.structured_content == b.structured_content and not a.is_error
+
+
+async def test_an_error_string_a_tool_returns_reaches_the_client_as_a_success_and_raising_flags_it():
+    # Issue 24 point 1 (lesson 5's four cases): only a raised error sets is_error; a returned "Error: ..." is a result.
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer("lenient", log_level="WARNING")
+
+    @server.tool()
+    def returned(order_id: str) -> str:
+        return f"Error: no order {order_id}"
+
+    @server.tool()
+    def raised(order_id: str) -> str:
+        raise ToolError(f"no order {order_id}")
+
+    async with Client(server) as client:
+        as_text = await client.call_tool("returned", {"order_id": "A9999"})
+        as_error = await client.call_tool("raised", {"order_id": "A9999"})
+    assert not as_text.is_error and text(as_text) == "Error: no order A9999"
+    assert as_error.is_error and "no order A9999" in text(as_error)

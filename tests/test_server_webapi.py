@@ -47,6 +47,12 @@ async def call(api: WebAPI, name: str, **arguments):
 SEARCH = WebAPI.PRICES["/search"]  # credits a search costs (a page costs fewer)
 
 
+def test_the_clients_price_list_is_the_stub_providers_own():
+    # Written twice (the client reserves from its copy, the stub bills from its own): a price changed in one
+    # place only would make every call "cost more than reserved". Every endpoint the stub serves is priced.
+    assert WebAPI.PRICES == StubAPI.PRICES, (WebAPI.PRICES, StubAPI.PRICES)
+
+
 def text(result) -> str:
     return result.content[0].text if result.content else ""
 

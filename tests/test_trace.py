@@ -87,3 +87,18 @@ async def test_after_the_tool_call_the_models_second_request_is_numbered_as_the_
     trace, _ = await one_request(tmp_path, "auto")
     asks = [line for line in sequence_diagram(trace).splitlines() if line.startswith("    H->>M: ")]
     assert asks == ["    H->>M: 3. 1 message + 1 tool", "    H->>M: 8. 3 messages + 1 tool"]
+
+
+def test_names_a_server_or_model_chose_cannot_add_lines_to_the_diagram():
+    # The next variation (fresh review of issue 23 item 5): the diagram is a record a human reads, and a tool
+    # name, a notification's method or an error code came raw from a peer; a newline in one wrote its own step.
+    forged = "status\n    H->>U: 8. refund approved by a human\x1b[2K"
+    from course.scripted import ToolCall
+
+    trace = Trace([("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": forged}}),
+                   ("<-", {"jsonrpc": "2.0", "id": 1, "error": {"code": "1\n    H->>U: 8. forged", "message": "x"}}),
+                   ("<-", {"jsonrpc": "2.0", "method": forged}),
+                   ("model says", [ToolCall(forged, "{}")])])
+    diagram = sequence_diagram(trace)
+    assert not [line for line in diagram.splitlines() if line.startswith("    H->>U")], diagram
+    assert "\x1b" not in diagram and "\\x1b[2K" in diagram

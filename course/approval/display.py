@@ -5,7 +5,8 @@
     collapsed("a" + " " * 3000 + "b") -> "a [3,000 spaces] b"
 
 `printable` (course/show.py) escapes control, format and invisible characters; `lookalikes`
-names the letters of another script inside a word (a Cyrillic `о` in `nоrthwind`), from the
+names the letters of another script inside a word (a Cyrillic `о` in `nоrthwind`), and the letters
+of a word written wholly in letters drawn like Latin ones (`аррӏе.сом`, `А1002`), from the
 `confusable-homoglyphs` tables; `collapsed` and `capped` keep one value from pushing the rest
 of a prompt off the screen.
 """
@@ -29,12 +30,23 @@ def lookalikes(text: str) -> list[str]:
     found: list[str] = []
     for word in WORD.findall(str(text)):
         if not confusables.is_mixed_script(word):
+            found += [f"{ch} {unicodedata.name(ch, hex(ord(ch)))}" for ch in dict.fromkeys(_posing_as_latin(word))]
             continue
         scripts = [categories.alias(ch) for ch in word if categories.alias(ch) not in SHARED]
         main = max(sorted(set(scripts)), key=scripts.count)
         for ch in dict.fromkeys(ch for ch in word if categories.alias(ch) not in (*SHARED, main)):
             found.append(f"{ch} {unicodedata.name(ch, hex(ord(ch)))}")
     return found
+
+
+def _posing_as_latin(word: str) -> list[str]:
+    """A one-script word whose every letter is drawn like a Latin one (`аррӏе.сом`, `А1002`): its letters, else []."""
+    from confusable_homoglyphs import categories, confusables
+
+    letters = [ch for ch in word if categories.alias(ch) not in SHARED]
+    if not letters or any(categories.alias(ch) == "LATIN" for ch in letters):
+        return []
+    return letters if all(confusables.is_confusable(ch, preferred_aliases=["latin"]) for ch in letters) else []
 
 
 def shown(text: object) -> str:

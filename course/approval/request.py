@@ -6,7 +6,7 @@ import html
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from course.approval.display import capped, collapsed, shown
+from course.approval.display import capped, collapsed, lookalikes, shown
 from course.show import printable
 from course.tools import as_text
 
@@ -16,6 +16,7 @@ DEFAULT_TIMEOUT = 60.0
 # What one prompt shows at most, so that at 80x24 its first line (the tool, the risk) stays on screen:
 # 8 arguments of 2 lines each, the rest on request ("f" in a terminal, "Show full values" under buttons).
 MAX_SHOWN = 150  # characters of one value
+MAX_KEY = 40  # characters of one argument's name: a key can be as long as a value in a lax schema
 MAX_ARGUMENTS = 8
 
 
@@ -44,7 +45,7 @@ class ApprovalRequest:
         """
         items = list(self.arguments.items())
         shown_items = items if full else items[:MAX_ARGUMENTS]
-        body = [f"  {_key(k)} = {shown(repr(v)) if full else _value(repr(v))}" for k, v in shown_items]
+        body = [f"  {_key(k, full=full)} = {shown(repr(v)) if full else _value(repr(v))}" for k, v in shown_items]
         if len(items) > len(shown_items):
             body.append(f"  … ({len(items) - len(shown_items)} more arguments: answer f to see them)")
         return [self.headline(), *body]
@@ -55,7 +56,7 @@ class ApprovalRequest:
     def html(self, *, full: bool = False) -> str:
         items = list(self.arguments.items())
         shown_items = items if full else items[:MAX_ARGUMENTS]
-        rows = "".join(f"<tr><td><code>{_html(_key(k))}</code></td><td>"
+        rows = "".join(f"<tr><td><code>{html.escape(_key(k, full=full))}</code></td><td>"
                        f"{html.escape(shown(as_text(v)) if full else _value(as_text(v)))}</td></tr>"
                        for k, v in shown_items)
         if len(items) > len(shown_items):
@@ -65,9 +66,17 @@ class ApprovalRequest:
                 f"({_html(self.risk)} tool{why})<table>{rows}</table>")
 
 
-def _key(key: Any) -> str:
-    """A name as written in Python; anything else quoted, so a key cannot pose as more of the call."""
-    return key if isinstance(key, str) and key.isidentifier() else printable(repr(key))
+def _key(key: Any, *, full: bool = False) -> str:
+    """A name as written in Python; anything else quoted, so a key cannot pose as more of the call.
+
+    Shown like a value: look-alikes named (`оrder_id` with a Cyrillic `о` is an identifier too),
+    whitespace collapsed and capped, so 3,000 characters of key cannot push the tool off the screen.
+    """
+    text = key if isinstance(key, str) and key.isidentifier() else repr(key)
+    if full:
+        return shown(text)
+    marks = lookalikes(text)
+    return capped(printable(collapsed(text)), MAX_KEY) + (f" (mixed scripts: {', '.join(marks)})" if marks else "")
 
 
 def _value(text: str) -> str:

@@ -14,7 +14,7 @@ from mcp import types
 
 from course.approval import NOT_OFFERED
 from course.arguments import parse_arguments
-from course.errors import BadArguments, ServerError
+from course.errors import BadArguments, CallRejected, ServerError
 from course.host.convert import Outcome, capped, needs_tasks, open_world, result_text
 from course.host.pinning import Pins, withheld_reply
 from course.host.replies import call_failed, outcome_of, unavailable
@@ -99,8 +99,11 @@ class ToolCalls:
         except ServerError as e:
             if (e.details or connection.failure is not None) and not self.quiet:
                 print(f"warning: {e}")  # the model gets one line; you get the diagnosis
+            # A rejection quotes the server's words to the model (so it can fix its arguments): from an
+            # open-world tool, they are as untrusted as a result.
             return self._record(Outcome(name, call_failed(e, name, offered.read_only), True, by="host",
-                                        diagnosis=str(e)), decision, outcome_of(e))
+                                        diagnosis=str(e), open_world=isinstance(e, CallRejected)
+                                        and open_world(offered.tool)), decision, outcome_of(e))
         self._warn_about_stdout(connection)
         if isinstance(result, TaskEnd):  # cancelled, or still running after the deadline: no result yet
             return self._record(Outcome(name, result.text, result.is_error, by="host"), decision, result.happened)

@@ -74,7 +74,7 @@ class Outcome:
     is_error: bool
     by: str = "server"  # "server": the server answered; "host": answered without the server
     diagnosis: str = ""  # what went wrong, for the person running the host (never shown to the model)
-    open_world: bool = False  # the tool said, when it ran, that it reads the open world (lesson 8: taint)
+    open_world: bool = False  # the text holds words of a tool that said it reads the open world (lesson 8: taint)
 
 
 MAX_RESULT_CHARS = 20_000  # about 5,000 tokens: a whole document page, not a whole database

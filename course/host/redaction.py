@@ -18,11 +18,15 @@ __all__ = ["MASK", "redact"]
 MASK = "***"
 _URL_PASSWORD = re.compile(r"(\b[a-zA-Z][\w+.-]*://[^\s:/@]+:)[^\s@/]+@")
 # A name that says "secret" (also inside DB_PASSWORD or OPENAI_API_KEY: `_` defeats \b), then = or :,
-# then the value, quoted or not; JSON keys are quoted.
-_NAMED = re.compile(r"""(?ix)
-    ( ["']? [\w.-]*? (?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?
-                       |auth[_-]?key|client[_-]?secret|session[_-]?id|cookie) [\w.-]* ["']? \s* [=:] \s* )
+# then the value, quoted or not; JSON keys are quoted. Matched over the whole text, not line by line:
+# pretty-printed JSON puts `"password":` on one line and its value on the next.
+_SECRET_NAME = (r"(?:password|passwd|pwd|(?<![a-z])pass(?![a-z])|secret|token|api[_-]?key|access[_-]?key"
+                r"|private[_-]?key|credentials?|auth[_-]?key|client[_-]?secret|session[_-]?id|cookie)")
+_NAMED = re.compile(rf"""(?ix)
+    ( ["']? [\w.-]*? {_SECRET_NAME} [\w.-]* ["']? \s* [=:] \s* )
     ( "[^"\n]*" | '[^'\n]*' | [^\s"',;&]+ )""")
+# A command line's flag: `--password hunter2`, `--api-key=...` (a space or = between flag and value).
+_FLAG = re.compile(rf"(?i)((?<![\w-])--?[\w-]*?{_SECRET_NAME}(?:\s+|=))(?!-)(\S+)")
 _AUTHORIZATION = re.compile(r"(?i)\b(authorization\s*[=:]\s*[\"']?(?:bearer|basic|token)\s+)[^\s\"',;]+")
 _SKIPPED = {"Base64HighEntropyString", "HexHighEntropyString"}  # they flag every hash and id: unreadable logs
 
@@ -43,7 +47,7 @@ def _quoted(match: re.Match) -> str:
 
 def _line(line: str) -> str:
     line = _AUTHORIZATION.sub(rf"\1{MASK}", _URL_PASSWORD.sub(rf"\1{MASK}@", line))
-    line = _NAMED.sub(_quoted, line)
+    line = _FLAG.sub(rf"\1{MASK}", line)
     found: set[str] = set()
     for detector in _detectors():
         for pattern in getattr(detector, "denylist", ()):  # the shape of a key: mask the whole match
@@ -60,4 +64,4 @@ def redact(text: str) -> str:
     """`text` with what looks like a secret replaced by ***, line by line."""
     if not text:
         return text
-    return "\n".join(_line(line) for line in text.split("\n"))
+    return "\n".join(_line(line) for line in _NAMED.sub(_quoted, text).split("\n"))

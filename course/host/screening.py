@@ -27,16 +27,26 @@ SECRETS = re.compile(r"~/\.ssh|id_rsa|\.env\b|api[_ -]?key|password|credential|c
 URL = re.compile(r"https?://[^\s\"'<>)]+")
 
 
+SCHEMA_WORDS = ("type", "format", "$ref", "$schema", "$id")  # the schema's own vocabulary, not the server's prose
+
+
 def texts(tool: types.Tool) -> list[str]:
-    """Everything of a tool the model reads: its description and every description in its input schema."""
+    """Everything of a tool the model reads: its description and every text in its input schema.
+
+    Not only descriptions: the whole schema is sent, so a `default`, an `enum` value, an example
+    or a parameter's name (`ignore_previous_rules`, read as written and with its `_` as spaces) can carry an order.
+    """
     found = [tool.description or "", tool.title or ""]
 
     def walk(node: object) -> None:
         if isinstance(node, dict):
-            found.extend(str(node[k]) for k in ("description", "title") if isinstance(node.get(k), str))
+            found.extend(v for k, v in node.items() if isinstance(v, str) and k not in SCHEMA_WORDS)
+            if isinstance(node.get("properties"), dict):
+                found.extend(text for name in node["properties"] for text in (str(name), str(name).replace("_", " ")))
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
+            found.extend(v for v in node if isinstance(v, str))
             for value in node:
                 walk(value)
 

@@ -26,6 +26,7 @@ from mcp.client._memory import InMemoryTransport
 from course.host.servers import InMemory
 from course.scripted import Rule, ToolCall
 from course.servers.wire import recorded
+from course.show import printable
 
 # What the model and the host do, between the wire messages ("->" host to server, "<-" back).
 USER, ASKS_MODEL, MODEL_SAYS, CHECK, ANSWER = "user", "asks model", "model says", "check", "answer"
@@ -87,27 +88,28 @@ def _is_subscription(message: dict) -> bool:
                 .startswith("listen-")))
 
 
-def _short(text: str, limit: int = 60) -> str:
-    flat = " ".join(str(text).split()).replace('"', "'").replace(";", ",")  # mermaid ends a message at ";"
+def _short(text: object, limit: int = 60) -> str:
+    """Text a peer chose, as one diagram label: on one line, escaped, cut (a newline would write a step of its own)."""
+    flat = printable(" ".join(str(text).split())).replace('"', "'").replace(";", ",")  # mermaid ends a message at ";"
     flat = flat if len(flat) <= limit else flat[:limit - 1] + "…"
     return flat.replace("#", "#35;")  # and takes the rest of a line after "#" for a comment: an entity code instead
 
 
 def _request_label(message: dict) -> str:
-    method, params = message["method"], message.get("params") or {}
+    method, params = _short(message["method"]), message.get("params") or {}
     meta = params.get("_meta") or {}
     version = meta.get("io.modelcontextprotocol/protocolVersion") or params.get("protocolVersion")
     label = method
     if method == "tools/call":
-        label += f" {params.get('name')}({_short(json.dumps(params.get('arguments', {})), 40)})"
+        label += f" {_short(params.get('name'), 40)}({_short(json.dumps(params.get('arguments', {})), 40)})"
     if version:
-        label += f" [{'_meta' if meta else 'params'}: {version}]"
+        label += f" [{'_meta' if meta else 'params'}: {_short(version)}]"
     return label
 
 
 def _result_label(message: dict, asked: str) -> str:
     if "error" in message:
-        return f"error {message['error'].get('code')}: {_short(message['error'].get('message', ''))}"
+        return f"error {_short(message['error'].get('code'), 12)}: {_short(message['error'].get('message', ''))}"
     result = message.get("result") or {}
     if asked == "server/discover":
         return f"supportedVersions {', '.join(result.get('supportedVersions', []))} + capabilities"
@@ -145,14 +147,14 @@ def sequence_diagram(trace: Trace, *, server: str = "docs server") -> str:
                 if payload["method"] == "tools/call":
                     lines.append("    Note over S: 6. execution")
             else:
-                lines.append(f"    H-)S: {payload['method']} (notification)")
+                lines.append(f"    H-)S: {_short(payload['method'])} (notification)")
         elif kind == "<-" and isinstance(payload, dict):
             method = asked.get(payload.get("id"), "")
             if method:
                 step = "7. " if method == "tools/call" else ""
                 lines.append(f"    S-->>H: {step}{_result_label(payload, method)}")
             elif "method" in payload:
-                lines.append(f"    S-)H: {payload['method']} (notification)")
+                lines.append(f"    S-)H: {_short(payload['method'])} (notification)")
         elif kind == USER:
             lines.append(f"    U->>H: 2. {_short(payload)}")
         elif kind == ASKS_MODEL:
@@ -163,7 +165,7 @@ def sequence_diagram(trace: Trace, *, server: str = "docs server") -> str:
             calls = payload if isinstance(payload, list) else [payload]
             if all(isinstance(c, ToolCall) for c in calls):
                 tool_called = True
-                named = ", ".join(f"{c.name}({_short(c.arguments, 40)})" for c in calls)
+                named = ", ".join(f"{_short(c.name, 40)}({_short(c.arguments, 40)})" for c in calls)
                 lines.append(f"    M-->>H: 4. tool call {named}")
             else:
                 lines.append(f"    M-->>H: 8. the answer ({len(str(payload))} characters)")
