@@ -25,10 +25,12 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from course.errors import TOO_MANY_REQUESTS
+
 IN_FLIGHT = 4  # a learner's requests served at once (issue 21: 4 brought a flooded class back to 13 ms)
 WAITING = 8  # more may wait for a turn: a burst of parallel tool calls
 WAIT_SECONDS = 30.0  # the longest a request waits for its turn before it is refused
-TOO_MANY = -32029  # a server error code (JSON-RPC reserves -32000..-32099 for them); 429 is HTTP's
+TOO_MANY = TOO_MANY_REQUESTS  # -32029; the course's host reads it as "not run, try again later" (CallRefused)
 
 
 def learner_of(ctx: Any) -> str | None:
@@ -91,10 +93,14 @@ class InFlightLimit:
         from mcp import MCPError
 
         share.refused += 1
-        raise MCPError(code=TOO_MANY, message=(
-            f"Too many requests at once from your token: {self.in_flight} of yours {state} {self.waiting} more are "
-            "waiting. Wait for your earlier calls to finish, then send this one again (the class server gives "
-            "every learner the same share)."))
+        raise MCPError(code=TOO_MANY, message=self._refusal_text(state))
+
+    def _refusal_text(self, state: str) -> str:
+        """What the refused learner reads (the course's host hands it to the model: course/host/replies.py)."""
+        # No "token: ..." in it: the host withholds text that looks like a secret from the model (redact).
+        return (f"Too many requests at once from you: {self.in_flight} of yours {state} {self.waiting} more "
+                "are waiting. Wait for your earlier calls to finish, then send this one again (the class server "
+                "gives every learner the same share).")
 
 
 class StoreLanes:

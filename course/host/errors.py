@@ -139,6 +139,18 @@ def sentence(text: object) -> str:
     return str(text).rstrip().rstrip(".") + "."
 
 
+CLEAR_WORDS = 300  # characters: a server's refusal is a sentence or two, never a page
+
+
+def clear_words(text: object) -> str | None:
+    """A server's message as the model may read it: one plain line of at most `CLEAR_WORDS` characters,
+    with nothing `redact` would hide and no control or invisible character; None when it is not that."""
+    said = " ".join(str(text).split())
+    if not said or len(said) > CLEAR_WORDS or redact(said) != said or printable(said) != said:
+        return None
+    return sentence(said)
+
+
 def _start_hint(stderr: str, where: str) -> str:
     if "No module named" in stderr:
         return f"the module name in `{where}`: the server's interpreter cannot import it."
