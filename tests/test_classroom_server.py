@@ -183,7 +183,7 @@ def test_the_teacher_sets_each_learners_share_on_the_command_line_and_the_start_
                     "0", "--sessions", "4", "--idle-seconds", "30"])
     assert (built["in_flight"], built["waiting"], built["sessions"], built["idle_seconds"]) == (8, 0, 4, 30.0)
     err = capsys.readouterr().err
-    assert "each learner: 8 requests served at once, 0 more waiting, the rest refused; 4 open sessions" in err
+    assert "each learner: 8 requests served at once, 0 more waiting, the rest refused; 4 open connections" in err
     assert "--in-flight" in err
     with pytest.raises(SystemExit):
         classroom_main(["--tokens", str(tokens), "--in-flight", "0"])

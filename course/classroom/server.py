@@ -91,7 +91,8 @@ def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = 
 
     Fair shares (`limits.py`, `sessions.py`): `in_flight` requests of a learner served at once and
     `waiting` more queued, the rest refused; the store's tools in a thread lane per learner;
-    `sessions` open handshake-era sessions per learner, each ended after `idle_seconds` idle."""
+    `sessions` open handshake-era sessions per learner, each ended after `idle_seconds` idle, and as many
+    open `subscriptions/listen` streams (2026-07-28), which take no turn."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
@@ -108,7 +109,7 @@ def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = 
                webapi.build_server(ForLearner("api"), token=verifier)]
     StoreLanes(lambda: current().learner).take(servers[0], [t.name for t in shop.read_tools() + shop.write_tools()])
     security = transport_security(host, list(allow_hosts))
-    share = InFlightLimit(in_flight, waiting)  # one for both endpoints: the share is the learner's
+    share = InFlightLimit(in_flight, waiting, streams=sessions)  # one for both endpoints: the share is the learner's
     apps = []
     for server in servers:
         server.middleware.extend([share, LearnerMiddleware(spaces)])  # a refused request costs no workspace work
@@ -166,7 +167,7 @@ def where_the_data_is(data: Path, names: set[str]) -> str:
 def the_share(in_flight: int, waiting: int, sessions: int, idle_seconds: float) -> str:
     """What the start says about each learner's fair share, and how to change it."""
     return (f"each learner: {in_flight} requests served at once, {waiting} more waiting, the rest refused; "
-            f"{sessions} open sessions (idle ones end after {idle_seconds:g} s); --in-flight, --waiting, "
+            f"{sessions} open connections (idle sessions end after {idle_seconds:g} s); --in-flight, --waiting, "
             "--sessions, --idle-seconds change them")
 
 
