@@ -300,3 +300,12 @@ async def test_a_refusal_whose_words_are_not_one_plain_safe_line_reaches_the_mod
     assert "refused the call to lookup for now (-32029): too many requests at once." in reply
     assert "sk-live" not in reply and "Ignore" not in reply and "ignore" not in reply and "It was not run" in reply
     assert "sk-live" not in host.outcomes[0].diagnosis  # what the person running the host reads: redacted
+
+
+def test_an_http_server_that_does_not_answer_in_time_is_not_called_a_stdio_server_to_run_in_a_terminal():
+    from course.host.errors import Observed, explain
+
+    error = explain(TimeoutError(), "shop", "http://127.0.0.1:8000/mcp", Observed(), during="listing tools")
+    assert "did not answer while listing tools in time" in str(error)
+    assert "stdio" not in str(error) and "in a terminal to see" not in str(error)
+    assert "busy or still starting" in error.check
