@@ -91,8 +91,9 @@ wheelhouse:
 	PYTHON=$(PYTHON) WHEELHOUSE=$(WHEELHOUSE) $(if $(PYTHONS),PYTHONS="$(PYTHONS)") sh scripts/wheelhouse.sh
 
 # The class MCP server (WORKSHOP.md): a token per learner, then one server for the whole class.
+# NAMES=names.txt: the learners' log-in names, one a line (else learner-01 ... learner-N).
 class-tokens: setup
-	$(PY) -m course.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt)
+	$(PY) -m course.classroom --new-tokens $(or $(N),30) --tokens $(or $(TOKENS),tokens.txt) $(if $(NAMES),--names "$(NAMES)")
 
 # A late learner, while the class runs: NAME=zoe (NAME="zoe zed" for two) gets a line in the tokens file; the
 # class server and the hub read the file again when it changes, so nothing restarts (course/classroom/roster.py).
@@ -101,12 +102,13 @@ class-add: setup
 	$(PY) -m course.classroom.roster --tokens $(or $(TOKENS),tokens.txt) $(foreach n,$(NAME),--add $(n))
 
 # DATA=DIR: where the learners' shops and call logs go (default WORK/class); `make class-status` sums them up.
+# ARGS: the server's other options, e.g. ARGS="--in-flight 8" for a bigger share each (`--help` lists them).
 class-server: setup
 	$(PY) -m course.classroom --tokens $(or $(TOKENS),tokens.txt) $(if $(HOST),--host $(HOST)) \
-		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000) $(if $(DATA),--data "$(DATA)")
+		$(foreach h,$(ALLOW_HOST),--allow-host $(h)) --port $(or $(PORT),8000) $(if $(DATA),--data "$(DATA)") $(ARGS)
 
 class-status: setup
-	@$(PY) -m course.classroom.class_data $(if $(DATA),--data "$(DATA)")
+	@$(PY) -m course.classroom.status $(if $(DATA),--data "$(DATA)")
 
 # Before the day, on the machine of the day: N simulated learners (20) run lesson 6's calls at once: logged in
 # to a real hub when root with `make hub` done, else straight to a class server started for them (it says
@@ -121,8 +123,9 @@ class-cache: setup
 	$(PY) -m course.classroom.class_cache $(if $(OUT),--out "$(OUT)")
 
 # JupyterHub on this machine for a few learners (WORKSHOP.md); `.cache/chp` holds configurable-http-proxy.
+# ARGS: JupyterHub's own options, e.g. other ports for its API and its proxy's when 8081 or 8001 are taken.
 hub: $(VENV)/.ready-hub
-	PATH="$(CURDIR)/.cache/chp/node_modules/.bin:$$PATH" $(VENV)/bin/jupyterhub -f jupyterhub_config.py
+	PATH="$(CURDIR)/.cache/chp/node_modules/.bin:$$PATH" $(VENV)/bin/jupyterhub -f jupyterhub_config.py $(ARGS)
 
 $(VENV)/.ready-hub: $(READY)
 	@$(SETUP) hub

@@ -105,6 +105,14 @@ class CallRejected(ServerError):
     """The server refused a call's arguments (JSON-RPC -32602): nothing ran; fixed arguments may work."""
 
 
+TOO_MANY_REQUESTS = -32029  # a server error code (JSON-RPC leaves -32000..-32099 to servers); HTTP's is 429
+
+
+class CallRefused(ServerError):
+    """The server turned a call away before it ran, for now (`TOO_MANY_REQUESTS`: the class server's fair
+    share, course/classroom/limits.py): nothing ran; the same call may work once earlier ones are done."""
+
+
 # -- for learners and mentors: exercises and grading -------------------------------------------------
 class NotYet(CourseError):
     """Raised by a check: the solution is not there yet. The message is the hint."""

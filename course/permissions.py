@@ -135,7 +135,7 @@ class LogEntry:
 
 
 # Outcomes of a call that was let through but never ran.
-NOT_RUN = ("rejected by the server", "not sent")
+NOT_RUN = ("rejected by the server", "refused by the server for now", "not sent")
 
 
 @dataclass

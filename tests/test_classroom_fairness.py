@@ -181,3 +181,56 @@ async def test_a_learners_idle_sessions_end_and_free_their_share(tmp_path):
                                headers={"Accept": "application/json, text/event-stream",
                                         "mcp-session-id": opened[0], "mcp-protocol-version": "2025-11-25"})
     assert len(opened) == 2 and gone.status_code == 404
+
+
+
+# A listen stream is a long response: httpx2's ASGI transport waits for a response's end, so these
+# two use a real server process (the course's host opens the stream) and the middleware itself.
+@pytest.mark.subprocess
+async def test_the_courses_host_calls_tools_when_a_learners_share_is_one_call_at_a_time(tmp_path):
+    from course.approval import AutoApprover
+    from course.classroom.server import serving
+    from course.host import McpHost
+    from course.host import http as host_http
+
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("".join(f"{name} {token}\n" for token, name in TOKENS.items()))
+    tokens.chmod(0o600)
+    with serving(tokens, "--embedder", "lexical", "--data", str(tmp_path / "work"), "--in-flight", "1",
+                 "--waiting", "0") as url:
+        async with McpHost(approver=AutoApprover(True), quiet=True, timeout=DEADLINE) as host:
+            with anyio.fail_after(2 * DEADLINE):  # its listen stream held anna's only turn: connecting hung
+                await host.connect("shop", host_http(url, token=TOKEN["anna"]), allow={"search_docs"})
+                reply = await host.execute("search_docs", '{"query": "how long do refunds take", "k": 1}')
+    assert json.loads(reply)["hits"]
+
+
+async def test_a_learner_opening_listen_streams_in_a_loop_is_refused_beyond_their_share_and_nobody_else():
+    from types import SimpleNamespace
+
+    from course.classroom.limits import LISTEN, InFlightLimit
+
+    def request(learner: str, method: str) -> SimpleNamespace:
+        user = SimpleNamespace(access_token=SimpleNamespace(client_id=learner))
+        return SimpleNamespace(request=SimpleNamespace(scope={"user": user}), request_id=1, method=method)
+
+    limit, ended = InFlightLimit(in_flight=1, waiting=0, streams=2), anyio.Event()
+
+    async def stream(ctx):  # a listen stream: open until the connection ends
+        await ended.wait()
+
+    async def answer(ctx):
+        return "ok"
+
+    async with anyio.create_task_group() as streams:
+        for _ in range(2):
+            streams.start_soon(limit, request("anna", LISTEN), stream)
+        await anyio.wait_all_tasks_blocked()
+        with pytest.raises(MCPError, match="Too many open connections from you: 2 of yours"):
+            await limit(request("anna", LISTEN), stream)
+        streams.start_soon(limit, request("ben", LISTEN), stream)  # ben's share is his own
+        await anyio.wait_all_tasks_blocked()
+        assert limit.share("ben").listening == 1
+        assert await limit(request("anna", "tools/call"), answer) == "ok"  # the streams took no turn
+        ended.set()
+    assert limit.share("anna").listening == 0

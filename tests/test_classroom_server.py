@@ -159,6 +159,37 @@ def test_new_tokens_are_distinct_and_the_file_is_for_the_teachers_eyes_only(tmp_
     assert read_tokens(path) == learners
 
 
+def test_a_missing_names_file_is_named_without_a_traceback_and_no_tokens_file_is_written(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        classroom_main(["--new-tokens", "2", "--names", str(tmp_path / "names.txt"), "--tokens",
+                        str(tmp_path / "tokens.txt")])
+    assert stopped.value.code == 2 and not (tmp_path / "tokens.txt").exists()
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'names.txt'}: No such file or directory" in err and "Traceback" not in err
+
+
+def test_the_teacher_sets_each_learners_share_on_the_command_line_and_the_start_says_it(tmp_path, monkeypatch,
+                                                                                       capsys):
+    import uvicorn
+
+    from course.classroom import server
+
+    built: dict = {}
+    monkeypatch.setattr(server, "build_app", lambda tokens, **options: built.update(options))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
+    tokens = tmp_path / "tokens.txt"
+    classroom_main(["--new-tokens", "2", "--tokens", str(tokens)])
+    classroom_main(["--tokens", str(tokens), "--data", str(tmp_path / "class"), "--in-flight", "8", "--waiting",
+                    "0", "--sessions", "4", "--idle-seconds", "30"])
+    assert (built["in_flight"], built["waiting"], built["sessions"], built["idle_seconds"]) == (8, 0, 4, 30.0)
+    err = capsys.readouterr().err
+    assert "each learner: 8 requests served at once, 0 more waiting, the rest refused; 4 open connections" in err
+    assert "--in-flight" in err
+    with pytest.raises(SystemExit):
+        classroom_main(["--tokens", str(tokens), "--in-flight", "0"])
+    assert "--in-flight and --sessions of 1 or more" in capsys.readouterr().err
+
+
 def test_beyond_loopback_only_the_names_learners_use_are_accepted_as_host_and_origin():
     settings = transport_security("0.0.0.0", ["192.168.1.20", "teacher.local"])
     assert "192.168.1.20:*" in settings.allowed_hosts and "teacher.local:*" in settings.allowed_hosts

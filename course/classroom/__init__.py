@@ -11,7 +11,8 @@
 | `rehearsal` | `make class-rehearsal N=20`: simulated learners run lesson 6's calls at once |
 | `limits` | a fair share per learner: requests in flight, the store's tools in a thread lane each |
 | `sessions` | handshake-era sessions: a cap per learner, a short idle timeout |
-| `class_data` | `make class-status`: what each learner's folder holds |
+| `class_data` | what each learner's folder holds |
+| `status` | `make class-status`: the class at a glance, a line per learner |
 | `class_cache` | `make class-cache`: the teacher embeds lesson 3's documents once for a hub's learners |
 | `endpoint` | lesson 6's document server: the class's when given one, else its own |
 | `workspaces` | lesson 8's small shared server: the same design, a workspace per tenant |

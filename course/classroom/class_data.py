@@ -1,6 +1,6 @@
 """The class server's data, in one folder the teacher chooses: a folder per learner (`make class-status`).
 
-    python -m course.classroom.class_data [--data DIR]     # one line per learner: calls, failures, tickets, refunds
+    python -m course.classroom.status [--data DIR]     # one line per learner: calls, failures, tickets, refunds
 
     class/                  # `--data` of the class server (default WORK/class, course/paths.py)
       anna/shop.json        # her shop: orders, tickets, refunds (lesson 5's store)
@@ -13,9 +13,7 @@ next request starts a fresh shop and a full credit budget); deleting the whole f
 
 from __future__ import annotations
 
-import argparse
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,26 +65,3 @@ def class_data(root: Path) -> list[LearnerData]:
     if not root.is_dir():
         return []
     return [learner_data(f) for f in sorted(root.iterdir()) if f.is_dir() and NAME.match(f.name)]
-
-
-def table(root: Path, rows: list[LearnerData]) -> str:
-    if not rows:
-        return f"No learner has data in {root} yet."
-    lines = [f"{len(rows)} learners in {root}", f"{'learner':<16}{'calls':>7}{'failed':>8}{'tickets':>9}"
-             f"{'refunds':>9}  last call"]
-    for r in rows:  # every row in the header's columns; what is missing is said after them
-        shop = f"{r.tickets:>9}{r.refunds:>9}" if r.tickets is not None else f"{'-':>9}{'-':>9}"
-        when = time.strftime("%H:%M:%S", time.localtime(r.last)) if r.last else "-"
-        lines.append(f"{r.name:<16}{r.calls:>7}{r.failed:>8}{shop}  {when:<9}" + (f"  ({r.note})" if r.note else ""))
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m course.classroom.class_data", description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"the class's data (default {DEFAULT_DATA})")
-    args = parser.parse_args(argv)
-    print(table(args.data, class_data(args.data)))
-
-
-if __name__ == "__main__":
-    main()

@@ -7,6 +7,10 @@ Two limits, both per learner (the token's owner), never global:
   a model's parallel tool calls are a burst of a handful, and they are served, not refused.
   Beyond that a request is refused at once with a JSON-RPC error (`TOO_MANY`) that says why and
   what to do: waiting costs memory and time for everyone, refusing costs the flooder one message.
+  A `subscriptions/listen` stream (2026-07-28: the course's host opens one per connection to hear
+  that the tool list changed) lasts as long as the connection and holds no thread: it takes no
+  turn (with turns, a learner's four open connections left no turn for any of their calls), and
+  a learner may hold `streams` of them at once (16, as many as sessions); the next is refused.
 - `StoreLanes`: the shop-store tools are synchronous and wait for the store's file lock. Run in
   the SDK's shared thread pool (40 threads for everyone), 40 of one learner's writes waiting on
   their own lock left no thread for anyone's search. Each learner's store calls run in a lane of
@@ -25,10 +29,14 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from course.errors import TOO_MANY_REQUESTS
+
 IN_FLIGHT = 4  # a learner's requests served at once (issue 21: 4 brought a flooded class back to 13 ms)
 WAITING = 8  # more may wait for a turn: a burst of parallel tool calls
 WAIT_SECONDS = 30.0  # the longest a request waits for its turn before it is refused
-TOO_MANY = -32029  # a server error code (JSON-RPC reserves -32000..-32099 for them); 429 is HTTP's
+STREAMS = 16  # a learner's open subscriptions/listen streams (a connection each): as many as their sessions
+LISTEN = "subscriptions/listen"
+TOO_MANY = TOO_MANY_REQUESTS  # -32029; the course's host reads it as "not run, try again later" (CallRefused)
 
 
 def learner_of(ctx: Any) -> str | None:
@@ -43,6 +51,7 @@ class _Share:
     turns: anyio.Semaphore
     waiting: int = 0
     refused: int = 0
+    listening: int = 0  # open subscriptions/listen streams
 
 
 class InFlightLimit:
@@ -50,10 +59,11 @@ class InFlightLimit:
     wait (at most `wait_seconds`); the rest are refused at once. One instance for all the class
     server's endpoints, so the share is the learner's, whichever endpoint or session they use."""
 
-    def __init__(self, in_flight: int = IN_FLIGHT, waiting: int = WAITING, wait_seconds: float = WAIT_SECONDS):
-        if in_flight < 1 or waiting < 0:
-            raise ValueError("in_flight must be at least 1 and waiting at least 0")
-        self.in_flight, self.waiting, self.wait_seconds = in_flight, waiting, wait_seconds
+    def __init__(self, in_flight: int = IN_FLIGHT, waiting: int = WAITING, wait_seconds: float = WAIT_SECONDS,
+                 streams: int = STREAMS):
+        if in_flight < 1 or waiting < 0 or streams < 1:
+            raise ValueError("in_flight and streams must be at least 1 and waiting at least 0")
+        self.in_flight, self.waiting, self.wait_seconds, self.streams = in_flight, waiting, wait_seconds, streams
         self._shares: dict[str, _Share] = {}
 
     def share(self, learner: str) -> _Share:
@@ -72,6 +82,8 @@ class InFlightLimit:
         if learner is None or ctx.request_id is None:  # a notification: nothing to answer, nothing to hold
             return await call_next(ctx)
         share = self.share(learner)
+        if ctx.method == LISTEN:
+            return await self._listen(share, ctx, call_next)
         if share.turns.value == 0 and share.waiting >= self.waiting:
             self._refuse(share, "are being served and")
         share.waiting += 1
@@ -87,14 +99,33 @@ class InFlightLimit:
         finally:
             share.turns.release()
 
+    async def _listen(self, share: _Share, ctx: Any, call_next: Any) -> Any:
+        """A stream for the connection's life: no turn, but at most `streams` of them per learner."""
+        if share.listening >= self.streams:
+            from mcp import MCPError
+
+            share.refused += 1
+            raise MCPError(code=TOO_MANY, message=(
+                f"Too many open connections from you: {self.streams} of yours are listening for changes. Close "
+                "the connections you no longer use (a notebook's host: `await host.close()`), then connect again."))
+        share.listening += 1
+        try:
+            return await call_next(ctx)
+        finally:
+            share.listening -= 1
+
     def _refuse(self, share: _Share, state: str) -> None:
         from mcp import MCPError
 
         share.refused += 1
-        raise MCPError(code=TOO_MANY, message=(
-            f"Too many requests at once from your token: {self.in_flight} of yours {state} {self.waiting} more are "
-            "waiting. Wait for your earlier calls to finish, then send this one again (the class server gives "
-            "every learner the same share)."))
+        raise MCPError(code=TOO_MANY, message=self._refusal_text(state))
+
+    def _refusal_text(self, state: str) -> str:
+        """What the refused learner reads (the course's host hands it to the model: course/host/replies.py)."""
+        # No "token: ..." in it: the host withholds text that looks like a secret from the model (redact).
+        return (f"Too many requests at once from you: {self.in_flight} of yours {state} {self.waiting} more "
+                "are waiting. Wait for your earlier calls to finish, then send this one again (the class server "
+                "gives every learner the same share).")
 
 
 class StoreLanes:

@@ -91,7 +91,8 @@ def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = 
 
     Fair shares (`limits.py`, `sessions.py`): `in_flight` requests of a learner served at once and
     `waiting` more queued, the rest refused; the store's tools in a thread lane per learner;
-    `sessions` open handshake-era sessions per learner, each ended after `idle_seconds` idle."""
+    `sessions` open handshake-era sessions per learner, each ended after `idle_seconds` idle, and as many
+    open `subscriptions/listen` streams (2026-07-28), which take no turn."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
@@ -108,7 +109,7 @@ def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = 
                webapi.build_server(ForLearner("api"), token=verifier)]
     StoreLanes(lambda: current().learner).take(servers[0], [t.name for t in shop.read_tools() + shop.write_tools()])
     security = transport_security(host, list(allow_hosts))
-    share = InFlightLimit(in_flight, waiting)  # one for both endpoints: the share is the learner's
+    share = InFlightLimit(in_flight, waiting, streams=sessions)  # one for both endpoints: the share is the learner's
     apps = []
     for server in servers:
         server.middleware.extend([share, LearnerMiddleware(spaces)])  # a refused request costs no workspace work
@@ -163,6 +164,13 @@ def where_the_data_is(data: Path, names: set[str]) -> str:
             f"`make class-status DATA={data}` sums it up; `rm -rf {data}/<name>` resets a learner, even now")
 
 
+def the_share(in_flight: int, waiting: int, sessions: int, idle_seconds: float) -> str:
+    """What the start says about each learner's fair share, and how to change it."""
+    return (f"each learner: {in_flight} requests served at once, {waiting} more waiting, the rest refused; "
+            f"{sessions} open connections (idle sessions end after {idle_seconds:g} s); --in-flight, --waiting, "
+            "--sessions, --idle-seconds change them")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m course.classroom", description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=Path, required=True, help="the tokens file: 'name token' per line")
@@ -177,20 +185,35 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=int, default=20, help="web credits each learner may spend")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
                         help=f"the class's data, a folder per learner (default {DEFAULT_DATA})")
+    share = parser.add_argument_group("each learner's fair share (WORKSHOP.md, course/classroom/limits.py)")
+    share.add_argument("--in-flight", type=int, default=IN_FLIGHT, metavar="N",
+                       help=f"a learner's requests served at once (default {IN_FLIGHT})")
+    share.add_argument("--waiting", type=int, default=WAITING, metavar="N",
+                       help=f"more that wait for a turn; the rest are refused (default {WAITING})")
+    share.add_argument("--sessions", type=int, default=PER_LEARNER, metavar="N",
+                       help=f"open handshake-era sessions per learner (default {PER_LEARNER})")
+    share.add_argument("--idle-seconds", type=float, default=IDLE_SECONDS, metavar="S",
+                       help=f"an idle session ends after S seconds (default {IDLE_SECONDS:g})")
     args = parser.parse_args(argv)
 
     if args.new_tokens is not None:
         if args.tokens.exists():
             parser.exit(2, f"{args.tokens} exists: the learners may already have their tokens. "
                            "Delete it first, or choose another file.\n")
-        names = (args.names.read_text().split() if args.names
-                 else [f"learner-{i:02d}" for i in range(1, args.new_tokens + 1)])
+        try:
+            names = (args.names.read_text().split() if args.names
+                     else [f"learner-{i:02d}" for i in range(1, args.new_tokens + 1)])
+        except OSError as e:
+            parser.exit(2, f"{args.names}: {e.strerror} (--names: the learners' log-in names, one a line)\n")
         try:
             write_tokens(args.tokens, new_tokens(names))  # the teacher's eyes only: each line is a password
         except TokensFileError as e:
             parser.exit(2, f"{e}\n")
         print(f"wrote {len(names)} tokens to {args.tokens}: hand each learner their own line")
         return
+    if min(args.in_flight, args.sessions) < 1 or args.waiting < 0 or args.idle_seconds <= 0:
+        parser.error("a learner's share needs --in-flight and --sessions of 1 or more, --waiting of 0 or more "
+                     "and --idle-seconds above 0")
     if args.host in ("0.0.0.0", "::") and not args.allow_host:
         parser.error(f"--host {args.host} listens everywhere: say which name or address learners type, "
                      "e.g. --allow-host 192.168.1.20 (others get 421)")
@@ -202,11 +225,13 @@ def main(argv: list[str] | None = None) -> None:
     if not is_loopback(args.host):
         warn_beyond_loopback(args.host, args.port, args.allow_host)
     data = args.data.expanduser().resolve()
-    app = build_app(tokens, data=data, host=args.host, allow_hosts=args.allow_host,
-                    embedder=args.embedder, api_url=args.api, budget=args.budget)
+    app = build_app(tokens, data=data, host=args.host, allow_hosts=args.allow_host, embedder=args.embedder,
+                    api_url=args.api, budget=args.budget, in_flight=args.in_flight, waiting=args.waiting,
+                    sessions=args.sessions, idle_seconds=args.idle_seconds)
     shown = args.allow_host[0] if args.allow_host else args.host
     print(f"class server: {len(learners)} learners at http://{shown}:{args.port}{PATH} "
-          f"(web tools at {WEB_PREFIX}{PATH})\n{where_the_data_is(data, set(learners.values()))}",
+          f"(web tools at {WEB_PREFIX}{PATH})\n{where_the_data_is(data, set(learners.values()))}\n"
+          f"{the_share(args.in_flight, args.waiting, args.sessions, args.idle_seconds)}",
           file=sys.stderr, flush=True)
     import uvicorn
 

@@ -33,8 +33,17 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from course.errors import CallRejected, CallTimedOut, ServerError
-from course.host.errors import CONNECTION_CLOSED, REQUEST_TIMEOUT, Observed, explain, redact, sentence
+from course.errors import TOO_MANY_REQUESTS, CallRefused, CallRejected, CallTimedOut, ServerError
+from course.host.errors import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    Observed,
+    _quote,
+    clear_words,
+    explain,
+    redact,
+    sentence,
+)
 from course.host.servers import Http, InMemory, ServerSpec, Stdio, check_spec
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang the host
@@ -287,6 +296,12 @@ class Connection:
                 raise CallRejected(self.name, f"the server rejected the call to {tool} as invalid params "
                                               f"(-32602): {sentence(said)}",
                                    "the arguments against the tool's input schema.") from None
+            if e.code == TOO_MANY_REQUESTS:  # refused before it ran (the class server's fair share): wait, resend
+                words = clear_words(e.message)  # the model reads it: only a plain sentence, else the host's own
+                raise CallRefused(self.name, f"the server refused the call to {tool} for now (-32029): "
+                                             + (words or "too many requests at once."),
+                                  "how many calls run at once.",
+                                  "" if words else _quote(e.message, "It said")) from None
             await asyncio.sleep(0.05)  # let the owner task see a closed connection first
             error = self._explain(e, f"running {tool}")
             if not self.alive or e.code == CONNECTION_CLOSED:

@@ -107,10 +107,13 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
                            "connect with the host name the server was started with (127.0.0.1 or localhost).")
     if REQUEST_TIMEOUT in codes or any(isinstance(e, TimeoutError) for e in found):
         what = "answer its first MCP request" if during == "connecting" else f"answer while {during}"
+        over_http = where.startswith(("http://", "https://"))  # nothing to run in a terminal: busy or stuck
         return ServerError(server, f"the server did not {what} in time.",
+                           "the server's own terminal or log: it may be busy or still starting (a class server "
+                           "loads its index at its start). Raise the timeout if it is just slow." if over_http else
                            "a stdio server must print nothing to stdout and start quickly; run "
                            f"`{where}` in a terminal to see what it does. Raise the timeout if the tool is "
-                           "just slow.", noise + stderr)
+                           "just slow.", "" if over_http else noise + stderr)
     if CONNECTION_CLOSED in codes or any(isinstance(e, httpx2.RemoteProtocolError) for e in found):
         if during == "connecting":
             return ServerError(server, "the server stopped before it answered its first MCP request.",
@@ -137,6 +140,18 @@ def explain(exc: BaseException, server: str, where: str, seen: Observed, *, duri
 def sentence(text: object) -> str:
     """`text` ending in exactly one period."""
     return str(text).rstrip().rstrip(".") + "."
+
+
+CLEAR_WORDS = 300  # characters: a server's refusal is a sentence or two, never a page
+
+
+def clear_words(text: object) -> str | None:
+    """A server's message as the model may read it: one plain line of at most `CLEAR_WORDS` characters,
+    with nothing `redact` would hide and no control or invisible character; None when it is not that."""
+    said = " ".join(str(text).split())
+    if not said or len(said) > CLEAR_WORDS or redact(said) != said or printable(said) != said:
+        return None
+    return sentence(said)
 
 
 def _start_hint(stderr: str, where: str) -> str:

@@ -1,0 +1,38 @@
+"""`make class-status`: the class at a glance, a line per learner (calls, failed calls, tickets, refunds, last call).
+
+    python -m course.classroom.status [--data DIR]
+
+Its own module, not `class_data`'s `__main__`: the package imports `class_data`, and `python -m` of a
+module the package has already imported makes Python warn (RuntimeWarning) in the teacher's terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from course.classroom.class_data import DEFAULT_DATA, LearnerData, class_data
+
+
+def table(root: Path, rows: list[LearnerData]) -> str:
+    if not rows:
+        return f"No learner has data in {root} yet."
+    lines = [f"{len(rows)} learners in {root}", f"{'learner':<16}{'calls':>7}{'failed':>8}{'tickets':>9}"
+             f"{'refunds':>9}  last call"]
+    for r in rows:  # every row in the header's columns; what is missing is said after them
+        shop = f"{r.tickets:>9}{r.refunds:>9}" if r.tickets is not None else f"{'-':>9}{'-':>9}"
+        when = time.strftime("%H:%M:%S", time.localtime(r.last)) if r.last else "-"
+        lines.append(f"{r.name:<16}{r.calls:>7}{r.failed:>8}{shop}  {when:<9}" + (f"  ({r.note})" if r.note else ""))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m course.classroom.status", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"the class's data (default {DEFAULT_DATA})")
+    args = parser.parse_args(argv)
+    print(table(args.data, class_data(args.data)))
+
+
+if __name__ == "__main__":
+    main()
