@@ -36,6 +36,7 @@ ALLOW = {"search_docs", "read_section", "get_order_record", "issue_refund"}
 QUESTION = "The mugs from my order A1002 arrived broken. What does your policy say? Can I get my money back?"
 # What the notebook imports after its last exercise, before this cell (tests/test_exercises_lessons.py).
 GIVEN = GIVEN_TOOLS + """
+from course.architecture.attacks import title_pull_server
 from course.host import pinning
 import os
 import sys

@@ -6,6 +6,7 @@ from course.exercises import NotYet, exercise
 from course.exercises.lesson7.cases import WORDS
 from course.exercises.lesson7.given import GIVEN
 from course.exercises.seeds import draws
+from course.model_id import MODEL
 from course.scripted import ScriptedModel
 
 
@@ -42,7 +43,7 @@ def check_stream(collect):
     rng = draws()
     text = " ".join(rng.choices(WORDS, k=rng.randint(5, 12)))
     client = ScriptedModel([text]).client(max_retries=0)
-    chunks = client.chat.completions.create(model="gpt-5.5", messages=[{"role": "user", "content": "hi"}],
+    chunks = client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "hi"}],
                                             stream=True, stream_options={"include_usage": True})
     watched = Watched(chunks)
     seen: list[tuple[int, str]] = []  # (chunks taken when on_text was called, the piece)
