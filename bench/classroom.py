@@ -22,6 +22,7 @@ import psutil
 from bench._figures import Figure, at_most
 from course.approval import AutoApprover
 from course.classroom.learners import new_tokens, read_tokens
+from course.classroom.rehearsal import watch
 from course.classroom.server import serving
 from course.host import McpHost, http
 
@@ -44,16 +45,6 @@ async def learner(url: str, token: str, times: list[float]) -> int:
             times.append(time.perf_counter() - start)
             errors += host.outcomes[-1].is_error
     return errors
-
-
-def watch(pid: int, peak: list[float], stop: threading.Event) -> None:
-    process = psutil.Process(pid)
-    while not stop.is_set():
-        try:
-            peak[0] = max(peak[0], process.memory_info().rss / 2**20)
-        except psutil.Error:
-            return
-        stop.wait(0.1)
 
 
 async def load(url: str, tokens: dict[str, str]) -> tuple[list[float], int, float]:
