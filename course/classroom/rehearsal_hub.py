@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -225,6 +226,27 @@ def one_learner(hub: Hub, learner: Learner, password: str) -> None:
     learner.memory_mb = learner_memory(learner.name)
 
 
+def remove_account(name: str) -> str:
+    """Delete an account the hub made, with its home. `userdel` refuses while any process of the user runs, and a
+    learner's server or kernel can outlive the hub by a moment (they are not in its process group): end them first."""
+    import psutil
+
+    uid = pwd.getpwnam(name).pw_uid
+    for _ in range(20):
+        left = [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
+        for p in left:
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass
+        psutil.wait_procs(left, timeout=3)
+        done = subprocess.run(["userdel", "--remove", name], capture_output=True, text=True, check=False)
+        if done.returncode in (0, 12):  # 12: the home could not be removed; the account is gone
+            return ""
+        time.sleep(0.5)
+    return f"could not remove the rehearsal's account {name}: {done.stderr.strip()} (remove it: userdel -r {name})"
+
+
 def rehearse_on_hub(learners: int, embedder: str = "auto") -> HubRun:
     import psutil
 
@@ -241,6 +263,7 @@ def rehearse_on_hub(learners: int, embedder: str = "auto") -> HubRun:
     teacher_existed = made_by_the_hub("teacher") is not None
     run = HubRun([Learner(n) for n in names])
     hub = None
+    left: list[str] = []
     try:
         with serving(tokens, "--embedder", embedder, "--data", str(folder / "class"), timeout=180) as class_url:
             server = next(p for p in psutil.Process().children() if "course.classroom" in " ".join(p.cmdline()))
@@ -260,8 +283,10 @@ def rehearse_on_hub(learners: int, embedder: str = "auto") -> HubRun:
             hub.stop()
         for name in names + ([] if teacher_existed else ["teacher"]):
             if made_by_the_hub(name):
-                subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
+                left.append(remove_account(name))
         shutil.rmtree(folder, ignore_errors=True)
+    if any(left):
+        raise RuntimeError("; ".join(filter(None, left)))
     return run
 
 
