@@ -82,16 +82,46 @@ def test_max_output_tokens_leaves_an_incomplete_response():
     assert r.output_text == ("word " * 40)[:64] and r.usage.output_tokens == 16
 
 
-def test_a_function_tool_without_strict_is_accepted_as_the_api_does():
+def test_a_function_tool_without_strict_is_accepted_and_made_strict_as_the_api_documents():
     # The spec (and the SDK's FunctionToolParam) mark `strict` required, but the API accepts a tool without it:
     # OpenAI's function-calling guide (platform.openai.com/docs/guides/function-calling, the Responses tab) and
     # the spec's own CreateResponse example send `{"type": "function", "name", "description", "parameters"}`.
+    # Its "Strict mode" section says what then happens: "Responses requests will normalize your schema into
+    # strict mode (for example, by setting `additionalProperties: false` and marking all fields as required)".
     loose = [{k: v for k, v in t.items() if k != "strict"} for t in TOOLS]
     loose[0]["parameters"] = {k: v for k, v in loose[0]["parameters"].items() if k != "additionalProperties"}
     r = client(ScriptedModel([call("get_order_status", order_id="A1001")])).responses.create(
         model="gpt-5.5", input="Where is A1001?", tools=loose)
     assert r.output[0].type == "function_call" and r.output[0].name == "get_order_status"
-    assert r.tools[0].strict is False  # an open schema can't be strict, and is not refused for it
+    assert r.tools[0].strict is True and r.tools[0].parameters["additionalProperties"] is False
+
+
+OPTIONAL_NOTE = {"type": "function", "name": "get_order_status", "parameters": {
+    "type": "object", "required": ["order_id"],
+    "properties": {"order_id": {"type": "string"}, "note": {"type": "string"}}}}  # `note` is optional
+
+
+def test_left_out_strict_makes_an_optional_field_mandatory_and_strict_false_keeps_it_optional():
+    # The guide: normalizing "can make previously optional fields mandatory ... To opt out of strict mode in
+    # Responses and keep non-strict, best-effort function calling, explicitly set `strict: false`."
+    without_note = call("get_order_status", order_id="A1001")
+    with pytest.raises(openai.BadRequestError, match="break its strict schema"):  # a strict model always sends it
+        client(ScriptedModel([without_note])).responses.create(model="gpt-5.5", input="Where?",
+                                                               tools=[OPTIONAL_NOTE])
+    r = client(ScriptedModel([call("get_order_status", order_id="A1001", note="")])).responses.create(
+        model="gpt-5.5", input="Where?", tools=[OPTIONAL_NOTE])
+    assert r.tools[0].strict is True and r.tools[0].parameters["required"] == ["order_id", "note"]
+    best_effort = {**OPTIONAL_NOTE, "strict": False}
+    r = client(ScriptedModel([without_note])).responses.create(model="gpt-5.5", input="Where?", tools=[best_effort])
+    assert r.tools[0].strict is False and r.tools[0].parameters["required"] == ["order_id"]
+
+
+def test_a_left_out_strict_on_a_schema_that_cannot_be_made_strict_stays_best_effort():
+    counts = {"type": "function", "name": "stock", "parameters": {
+        "type": "object", "properties": {"counts": {"type": "object", "additionalProperties": {"type": "integer"}}}}}
+    r = client(ScriptedModel([call("stock", counts={"KT-200": 3})])).responses.create(
+        model="gpt-5.5", input="Stock?", tools=[counts])
+    assert r.tools[0].strict is False and r.output[0].name == "stock"
 
 
 def test_a_function_tool_without_strict_whose_schema_is_closed_becomes_strict():

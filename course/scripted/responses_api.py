@@ -38,7 +38,7 @@ def validate(body: dict, history: dict[str, list[dict]]) -> None:
                                "missing_required_parameter")
         # The spec and the SDK's types list `strict` as required, yet the API accepts a tool without it
         # (OpenAI's function-calling guide and the spec's own CreateResponse example omit it) and makes the
-        # tool strict when its schema allows it (`is_strict`).
+        # tool strict, its schema normalized into strict mode (`applied`).
         if tool.get("type") == "function" and "parameters" not in tool:
             raise APIRejection(f"Missing required parameter: 'tools[{i}].parameters'.", f"tools[{i}].parameters",
                                "missing_required_parameter")
@@ -88,9 +88,8 @@ def as_chat(body: dict, history: dict[str, list[dict]]) -> dict:
             messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": text_of(item["output"])})
     chat = {"model": body["model"], "messages": messages}
     if body.get("tools"):
-        chat["tools"] = [{"type": "function", "function": {**{k: t[k] for k in ("name", "description", "parameters")
-                                                             if k in t}, "strict": is_strict(t)}}
-                         for t in body["tools"]]
+        chat["tools"] = [{"type": "function", "function": {**{k: t[k] for k in ("name", "description") if k in t},
+                                                            **applied(t)}} for t in body["tools"]]
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "function":
         chat["tool_choice"] = {"type": "function", "function": {"name": choice.get("name")}}
@@ -113,11 +112,37 @@ def as_spec(body: dict) -> dict:
     return {**body, "tools": tools}
 
 
-def is_strict(tool: dict) -> bool | None:
-    """A tool's `strict`; when it is left out, strict if the schema meets strict mode's rules (never a 400)."""
+def applied(tool: dict) -> dict:
+    """A function tool's `parameters` and `strict` as the API applies them.
+
+    Left out, `strict` is true: OpenAI's function-calling guide ("Strict mode") says "Responses requests will
+    normalize your schema into strict mode (for example, by setting `additionalProperties: false` and marking
+    all fields as required), which can make previously optional fields mandatory", while `strict: false` keeps
+    best-effort calling. A schema that normalizing cannot make strict (a map type) stays non-strict: the guide
+    says nothing of a 400 there, so none is invented."""
     if "strict" in tool:
-        return tool["strict"]
-    return chat_checks.strict_schema_problem(tool.get("parameters") or {}) is None
+        return {"parameters": tool.get("parameters"), "strict": tool["strict"]}
+    strict = normalized(tool.get("parameters") or {})
+    if chat_checks.strict_schema_problem(strict) is None:
+        return {"parameters": strict, "strict": True}
+    return {"parameters": tool.get("parameters"), "strict": False}
+
+
+def normalized(schema: object) -> object:
+    """The schema in strict mode: every object closed, every property required, all the way down."""
+    if isinstance(schema, list):
+        return [normalized(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: normalized(v) if k in ("items", "anyOf") else v for k, v in schema.items()}
+    for key in ("$defs", "definitions", "properties"):
+        if isinstance(schema.get(key), dict):
+            out[key] = {name: normalized(sub) for name, sub in schema[key].items()}
+    if schema.get("type") == "object" or "properties" in schema:
+        out["required"] = list(out.get("properties") or {})
+        if schema.get("additionalProperties") in (None, True):
+            out["additionalProperties"] = False
+    return out
 
 
 def text_of(content) -> str:
@@ -138,8 +163,8 @@ def output_items(a: Answer, n: int) -> list[dict]:
 def response(body: dict, a: Answer, n: int, model: str) -> dict:
     """The `response` object for an answer."""
     cut = a.finish_reason == "length"
-    tools = [{"type": "function", "name": t["name"], "description": t.get("description"),
-              "parameters": t.get("parameters"), "strict": is_strict(t)} for t in body.get("tools") or []]
+    tools = [{"type": "function", "name": t["name"], "description": t.get("description"), **applied(t)}
+             for t in body.get("tools") or []]
     choice = body.get("tool_choice", "auto")
     return {"id": f"resp_scripted_{n}", "object": "response", "created_at": CREATED,
             "status": "incomplete" if cut else "completed", "model": model, "output": output_items(a, n),
