@@ -1,7 +1,8 @@
 """The Responses API adapter: input items in, `ModelTurn` out (lesson 7).
 
 Differences from Chat Completions that the adapter hides: tools are flat (`name` at the top,
-`strict` required), a call is a `function_call` item quoted by its `call_id` (not its `id`),
+`strict` sent: left out, the Responses API makes a tool strict), a call is a `function_call` item
+quoted by its `call_id` (not its `id`),
 a result is a `function_call_output` item, and the text is `output_text`.
 """
 
