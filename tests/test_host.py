@@ -178,6 +178,29 @@ async def test_a_per_server_timeout_wins_over_the_host_default():
     assert "did not answer within 0.2 s" in reply
 
 
+async def test_the_hosts_timeout_holds_for_every_server_of_the_session_and_too_low_it_fails_a_cold_first_call():
+    # Issue 24 point 11: McpHost(timeout=) is session-wide, under it the SDK's Client would wait forever.
+    from mcp.server.mcpserver import MCPServer
+
+    cold = MCPServer("cold", log_level="WARNING")
+    loaded = []
+
+    @cold.tool(annotations=types.ToolAnnotations(read_only_hint=True))
+    async def report() -> str:
+        if not loaded:
+            loaded.append(True)
+            await asyncio.sleep(1.0)  # the first call loads its data
+        return "ready"
+
+    async with McpHost(timeout=0.3, quiet=True) as host:
+        await host.connect("shop", in_memory(shopfront.build()), allow={"slow"})
+        await host.connect("cold", in_memory(cold), allow={"report"})
+        slow = await host.execute("slow", '{"seconds": 5}')
+        first, second = await host.execute("report", "{}"), await host.execute("report", "{}")
+    assert "did not answer within 0.3 s" in slow and "did not answer within 0.3 s" in first
+    assert second == "ready"
+
+
 async def test_tools_are_loaded_across_every_page():
     pages = []
     async with McpHost(quiet=True) as host:
