@@ -133,7 +133,8 @@ async def test_the_schema_is_a_resource_the_application_reads_while_a_query_the_
         await closed.connect("db", in_memory(db), allow=set())
         read = await allowed.read_resource("db", "db://schema")
         assert "CREATE TABLE orders" in read and len(allowed.log) == 0
-        assert await allowed.execute("run_query", '{"sql": "SELECT order_id, total FROM orders"}') == "[('A1001', 49.0)]"
+        answer = await allowed.execute("run_query", '{"sql": "SELECT order_id, total FROM orders"}')
+        assert answer == "[('A1001', 49.0)]"
         assert len(allowed.log) == 1
         assert "CREATE TABLE" in await closed.read_resource("db", "db://schema")  # no allowlist for resources
         refused = await closed.execute("run_query", '{"sql": "SELECT 1"}')

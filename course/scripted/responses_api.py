@@ -128,7 +128,7 @@ def applied(tool: dict) -> dict:
     return {"parameters": tool.get("parameters"), "strict": False}
 
 
-def normalized(schema: object) -> object:
+def normalized(schema: Any) -> Any:
     """The schema in strict mode: every object closed, every property required, all the way down."""
     if isinstance(schema, list):
         return [normalized(s) for s in schema]
