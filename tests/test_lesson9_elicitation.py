@@ -167,3 +167,38 @@ def test_questions_for_secrets_are_caught_wherever_they_hide(message, props):
 @pytest.mark.parametrize("message", ["Which shipping address?", "Name of the passenger", "A spinner colour?"])
 def test_ordinary_questions_are_not_taken_for_secrets(message):
     assert asks_for_secret(message, {"properties": {"value": {"type": "string"}}}) is None
+
+
+# The reference everything server's form, as it asks: a favourite integer, with a warning *not* to type a PIN.
+EVERYTHING_INTEGER = {"integer": {"title": "Integer", "type": "integer", "description":
+                                  "Your favorite integer (do not give us your phone number, pin, or other sensitive info)"}}
+
+
+@pytest.mark.parametrize("message, props", [
+    ("Please provide inputs for the following fields:", EVERYTHING_INTEGER),
+    ("", {"note": {"type": "string", "description": "Never share your PIN; we will never ask for it"}}),
+    ("We will never ask for your password.", {"order": {"type": "string"}}),
+    ("Is this a one-time purchase?", {"once": {"type": "boolean"}}),
+    ("Your secretary's name", {"name": {"type": "string"}}),
+    ("Which guitar brand?", {"brand": {"type": "string", "enum": ["Ibanez", "Fender"], "description": "Ibanez?"}}),
+    ("How many tokens may the summary use?", {"tokens": {"type": "integer"}}),
+])
+def test_a_warning_not_to_give_a_secret_and_words_that_only_contain_one_are_no_question_for_a_secret(message, props):
+    assert asks_for_secret(message, {"properties": props}) is None
+
+
+@pytest.mark.parametrize("message, props", [
+    ("", {"code": {"type": "string", "title": "PIN"}}),
+    ("", {"userPin": {"type": "string"}}),
+    ("Your passcode", {}),
+    ("", {"apiKey": {"type": "string"}}),
+    ("", {"key": {"type": "string", "title": "API key"}}),
+    ("", {"k": {"type": "string", "description": "The API-key of your account"}}),
+    ("", {"code": {"type": "string", "description": "Don't share your PIN with anyone else, type it here"}}),
+    ("", {"code": {"type": "string", "description": "Do not forget your PIN: it is on the letter we sent"}}),
+    ("", {"x": {"type": "integer", "description": "Your favourite number (not 0). Then your card's PIN"}}),
+    ("Do not give us your name. Enter the one-time password instead", {}),
+    ("", {"code": {"type": "string", "description": "The verification code we texted you"}}),
+])
+def test_a_real_question_for_a_pin_a_passcode_or_an_api_key_is_caught_even_next_to_a_warning(message, props):
+    assert asks_for_secret(message, {"properties": props})

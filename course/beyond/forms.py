@@ -7,6 +7,10 @@ and the reference "everything" server use both). The host
 turns each property into a form field, checks the human's answer against the schema *before* it is
 sent, and refuses outright a question that asks for a secret (the spec: servers MUST NOT request
 sensitive information such as passwords or API keys through a form).
+
+The secret rule reads words, so it catches a server that asks plainly, not one bent on phishing (no
+word list stops "the four digits you type at the cash machine"): the human, who sees the server's
+name and every field's description in the form, stays the one who decides.
 """
 
 from __future__ import annotations
@@ -15,9 +19,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-# Words that mark a question for a secret, in a field's name, title or description, or in the message.
-SECRET = re.compile(r"pass(word|phrase|code)|\bpin\b|secret|api[ _-]?key|token|credential|cvv|cvc|"
-                    r"card[ _-]?number|iban|\bssn\b|one[ _-]?time", re.IGNORECASE)
+# Whole words that mark a question for a secret, in a field's name, title or description, or in the message
+# ("passenger" holds no password, "secretary" no secret, "a one-time purchase" no one-time code).
+SECRET = re.compile(r"\b(?:pass(?:word|phrase|code)s?|pin|secret|api ?key|token|credentials?|cv[vc]2?|"
+                    r"card ?number|iban|ssn|otp|one ?time (?:password|code|pin)|"
+                    r"(?:security|verification|sms|login) code)\b", re.IGNORECASE)
+# A warning is no question: "do not give us your phone number, pin, ..." (the reference "everything"
+# server's integer field), "we will never ask for your password". It counts only when the rest of its
+# sentence asks for nothing ("don't share your PIN with anyone, type it here" is a question).
+NOT_GIVING = re.compile(r"\b(?:do not|don't|dont|never|must not|should not|will not|won't)\s+(?:\w+\s+){0,2}?"
+                        r"(?:give|share|enter|type|send|provide|include|tell|reveal|ask)\b", re.IGNORECASE)
+ASKING = re.compile(r"\b(?:give|share|enter|type|send|provide|tell|write|put|fill|say|add)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -109,7 +121,23 @@ def asks_for_secret(message: str, schema: dict) -> str | None:
     texts = [message] + [" ".join(str(p.get(k, "")) for k in ("title", "description")) + " " + name
                          for name, p in schema.get("properties", {}).items()]
     for text in texts:
-        m = SECRET.search(text.replace("_", " "))
-        if m:
-            return m.group(0)
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", _words(text)):
+            for m in SECRET.finditer(sentence):
+                if not _only_a_warning(sentence, m.start()):
+                    return m.group(0)
     return None
+
+
+def _words(text: str) -> str:
+    """Names as words: "apiKey" → "api Key", "card_number" → "card number", "API-key" → "API key"."""
+    return re.sub(r"[_-]", " ", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text))
+
+
+def _only_a_warning(sentence: str, at: int) -> bool:
+    """The secret word at `at` follows "do not give ..." in a sentence that asks for nothing else."""
+    warning = None
+    for warning in NOT_GIVING.finditer(sentence, 0, at):
+        pass
+    if warning is None:
+        return False
+    return not ASKING.search(sentence[:warning.start()] + " " + sentence[warning.end():])
