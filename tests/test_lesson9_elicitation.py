@@ -202,3 +202,21 @@ def test_a_warning_not_to_give_a_secret_and_words_that_only_contain_one_are_no_q
 ])
 def test_a_real_question_for_a_pin_a_passcode_or_an_api_key_is_caught_even_next_to_a_warning(message, props):
     assert asks_for_secret(message, {"properties": props})
+
+
+def test_the_form_shows_a_titled_enums_titles_sends_its_values_and_prints_each_description_escaped():
+    from course.beyond.form_widget import about, field_widget
+
+    schema = {"properties": {
+        "hero": {"type": "string", "title": "Hero", "description": "Pick <b>one</b>",
+                 "oneOf": [{"const": "hero-1", "title": "Superman"}, {"const": "hero-2", "title": "Wonder Woman"}]},
+        "fish": {"type": "array", "items": {"anyOf": [{"const": "fish-1", "title": "Tuna"}, {"const": "fish-2"}]}},
+        "pet": {"type": "string", "enum": ["pet-1", "pet-2"], "enumNames": ["Cats", "Dogs"]},
+        "size": {"type": "string", "enum": ["S", "M"]}}}
+    hero, fish, pet, size = form_fields(schema)
+    assert field_widget(hero).options == (("", None), ("Superman", "hero-1"), ("Wonder Woman", "hero-2"))
+    assert field_widget(fish).options == (("Tuna", "fish-1"), ("fish-2", "fish-2"))
+    assert field_widget(pet).options[1:] == (("Cats", "pet-1"), ("Dogs", "pet-2"))
+    assert field_widget(size).options[1:] == (("S", "S"), ("M", "M"))
+    (shown,) = about(hero)
+    assert shown.value == "<small>Pick &lt;b&gt;one&lt;/b&gt;</small>" and about(size) == []

@@ -49,7 +49,9 @@ class TerminalAnswerer:
             return CANCEL
         content: dict[str, Any] = {}
         for f in form_fields(schema):
-            hint = f" ({'/'.join(f.choices)})" if f.choices else ""
+            if f.about:
+                print(f"  {f.label}: {f.about}")
+            hint = f" ({'/'.join(map(str, f.choices))})" if f.choices else ""
             text = (await asyncio.to_thread(input, f"{f.label}{hint}{'*' if f.required else ''}: ")).strip()
             if text:
                 content[f.name] = parse(f.kind, text)

@@ -44,6 +44,8 @@ class FormField:
     minimum: float | None = None
     maximum: float | None = None
     default: Any = None
+    about: str = ""  # the property's description: the human reads it next to the field
+    choice_labels: tuple[str, ...] = ()  # what each choice is shown as (a titled enum's titles), same order
 
 
 KINDS = {"string": "text", "number": "number", "integer": "integer", "boolean": "boolean", "array": "choices"}
@@ -55,6 +57,15 @@ def _choices(prop: dict) -> tuple[Any, ...]:
     return tuple(prop.get("enum", ())) or tuple(o["const"] for o in options if isinstance(o, dict) and "const" in o)
 
 
+def _labels(prop: dict, choices: tuple[Any, ...]) -> tuple[str, ...]:
+    """A titled enum's titles (`oneOf`/`anyOf` `title`, or the older `enumNames`), else the values themselves."""
+    titles = {o["const"]: o.get("title") for o in prop.get("oneOf") or prop.get("anyOf") or ()
+              if isinstance(o, dict) and "const" in o}
+    names = prop.get("enumNames") or ()
+    titles |= dict(zip(prop.get("enum", ()), names, strict=False))
+    return tuple(str(titles.get(c) or c) for c in choices)
+
+
 def form_fields(schema: dict) -> list[FormField]:
     """The form's fields, in the schema's order (lesson 9, exercise l9-form-fields)."""
     required = set(schema.get("required", []))
@@ -63,14 +74,15 @@ def form_fields(schema: dict) -> list[FormField]:
         if prop.get("type") not in KINDS:
             raise ValueError(f"the form cannot ask for {name!r}: type {prop.get('type')!r} is not one an "
                              f"elicitation may use ({', '.join(KINDS)}).")
-        kind, choices = KINDS[prop["type"]], _choices(prop)
+        kind, choices, listed = KINDS[prop["type"]], _choices(prop), prop
         if kind == "choices":
-            choices = _choices(prop.get("items") or {})
-            low, high = prop.get("minItems"), prop.get("maxItems")
+            listed = prop.get("items") or {}
+            choices, low, high = _choices(listed), prop.get("minItems"), prop.get("maxItems")
         else:
             kind, low, high = ("choice" if choices else kind), prop.get("minimum"), prop.get("maximum")
         fields.append(FormField(name, kind, prop.get("title") or name, name in required, choices,
-                                low, high, prop.get("default")))
+                                low, high, prop.get("default"), str(prop.get("description") or ""),
+                                _labels(listed, choices)))
     return fields
 
 
