@@ -170,8 +170,8 @@ def test_ordinary_questions_are_not_taken_for_secrets(message):
 
 
 # The reference everything server's form, as it asks: a favourite integer, with a warning *not* to type a PIN.
-EVERYTHING_INTEGER = {"integer": {"title": "Integer", "type": "integer", "description":
-                                  "Your favorite integer (do not give us your phone number, pin, or other sensitive info)"}}
+EVERYTHING_INTEGER = {"integer": {"title": "Integer", "type": "integer", "description": (
+    "Your favorite integer (do not give us your phone number, pin, or other sensitive info)")}}
 
 
 @pytest.mark.parametrize("message, props", [

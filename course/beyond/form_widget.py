@@ -2,8 +2,9 @@
 
 One widget per field (`forms.form_fields`): text, a number box, a checkbox, a dropdown for an enum
 (showing a titled enum's titles, sending its values); required fields are starred, and each field's
-description is shown under it, as the server wrote it (escaped): the human judges the question. Send checks the answer against the schema first and shows what is
-wrong instead of sending; Decline and Cancel answer at once. Like the approval widget it awaits a
+description is shown under it, as the server wrote it (escaped): the human judges the question.
+Send checks the answer against the schema first and shows what is wrong instead of sending;
+Decline and Cancel answer at once. Like the approval widget it awaits a
 Future a button resolves (ipykernel >= 7.4), with a timeout that cancels.
 """
 

@@ -147,9 +147,8 @@ def _words(text: str) -> str:
 
 def _only_a_warning(sentence: str, at: int) -> bool:
     """The secret word at `at` follows "do not give ..." in a sentence that asks for nothing else."""
-    warning = None
-    for warning in NOT_GIVING.finditer(sentence, 0, at):
-        pass
-    if warning is None:
+    warnings = list(NOT_GIVING.finditer(sentence, 0, at))
+    if not warnings:
         return False
-    return not ASKING.search(sentence[:warning.start()] + " " + sentence[warning.end():])
+    last = warnings[-1]
+    return not ASKING.search(sentence[:last.start()] + " " + sentence[last.end():])
