@@ -220,3 +220,30 @@ def test_the_form_shows_a_titled_enums_titles_sends_its_values_and_prints_each_d
     assert field_widget(size).options[1:] == (("S", "S"), ("M", "M"))
     (shown,) = about(hero)
     assert shown.value == "<small>Pick &lt;b&gt;one&lt;/b&gt;</small>" and about(size) == []
+
+
+TEXTS = {"properties": {
+    "email": {"type": "string", "title": "Email", "format": "email"},
+    "site": {"type": "string", "title": "Site", "format": "uri"},
+    "born": {"type": "string", "title": "Born", "format": "date"},
+    "at": {"type": "string", "title": "At", "format": "date-time"},
+    "nick": {"type": "string", "title": "Nick", "minLength": 2, "maxLength": 5}}}
+
+
+@pytest.mark.parametrize("answer, wrong", [
+    ({"email": "ada.example.com"}, "Email: an email address, like ada@example.com."),
+    ({"email": "ada@example"}, "Email: an email address, like ada@example.com."),
+    ({"site": "example.com"}, "Site: a web address, like https://example.com."),
+    ({"born": "28/07/2026"}, "Born: a date, like 2026-07-28."),
+    ({"born": "2026-02-30"}, "Born: a date, like 2026-07-28."),
+    ({"at": "tomorrow at nine"}, "At: a date and time, like 2026-07-28T09:30:00Z."),
+    ({"nick": "A"}, "Nick: at least 2 characters."),
+    ({"nick": "Adalovelace"}, "Nick: at most 5 characters."),
+])
+def test_a_text_that_breaks_its_format_or_length_is_named_before_it_is_sent(answer, wrong):
+    assert problems(TEXTS, answer) == [wrong]
+
+
+def test_texts_that_fit_their_formats_and_lengths_pass():
+    assert problems(TEXTS, {"email": "ada@example.com", "site": "https://ada.example/work", "born": "1815-12-10",
+                            "at": "2026-07-28T09:30:00+00:00", "nick": "Ada"}) == []

@@ -111,8 +111,8 @@ async def test_the_course_host_fills_in_the_everything_servers_form_then_decline
     seen: list = []
     asked: list = []
     answerer = ScriptedAnswerer([
-        accept(name="Ada", integer=700),  # out of the form's range: not sent, the human is asked again
-        accept(name="Ada", check=True, integer=7, titledSingleSelectEnum="hero-2",
+        accept(name="Ada", integer=700, email="ada"),  # out of range, no email: not sent, asked again
+        accept(name="Ada", check=True, integer=7, email="ada@example.com", titledSingleSelectEnum="hero-2",
                titledMultipleSelectEnum=["fish-1", "fish-3"]),
         DECLINE])
     rules = elicitation_callback(answerer, asked)
@@ -139,10 +139,13 @@ async def test_the_course_host_fills_in_the_everything_servers_form_then_decline
     # Its integer field says "do not give us your phone number, pin, or other sensitive info": a warning, no question
     assert "pin" in schema["properties"]["integer"]["description"] and asks_for_secret("", schema) is None
     assert "User provided the requested information" in filled
-    assert "- Name: Ada" in filled and "- Favorite Integer: 7" in filled and '"fish-3"' in filled
+    assert problems(schema, {"name": "Ada", "email": "ada"}) == [
+        "String with email format: an email address, like ada@example.com."]
+    assert "- Name: Ada" in filled and "- Email: ada@example.com" in filled
+    assert "- Favorite Integer: 7" in filled and '"fish-3"' in filled
     assert "User declined" in declined
     assert [(a.outcome, a.fields) for a in asked] == [
-        ("accepted", ["check", "integer", "name", "titledMultipleSelectEnum", "titledSingleSelectEnum"]),
+        ("accepted", ["check", "email", "integer", "name", "titledMultipleSelectEnum", "titledSingleSelectEnum"]),
         ("decline", [])]
     assert answerer.answers == []  # three answers for two questions: the one out of range was asked again
     assert done.startswith("Long running operation completed")

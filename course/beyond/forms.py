@@ -3,7 +3,8 @@
 An elicitation (a server asking the human something half-way through a tool call) carries a flat
 JSON schema: an object whose properties are strings, numbers, integers, booleans or enums (a titled
 enum is a `oneOf` of `{const, title}`; a multiple choice is an `array` of an enum's values, 2025-11-25
-and the reference "everything" server use both). The host
+and the reference "everything" server use both; a string may set a length and a format: email, uri,
+date, date-time). The host
 turns each property into a form field, checks the human's answer against the schema *before* it is
 sent, and refuses outright a question that asks for a secret (the spec: servers MUST NOT request
 sensitive information such as passwords or API keys through a form).
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any
 
 # Whole words that mark a question for a secret, in a field's name, title or description, or in the message
@@ -46,6 +48,7 @@ class FormField:
     default: Any = None
     about: str = ""  # the property's description: the human reads it next to the field
     choice_labels: tuple[str, ...] = ()  # what each choice is shown as (a titled enum's titles), same order
+    format: str = ""  # a text's format: email, uri, date or date-time (minimum/maximum: its length)
 
 
 KINDS = {"string": "text", "number": "number", "integer": "integer", "boolean": "boolean", "array": "choices"}
@@ -78,11 +81,13 @@ def form_fields(schema: dict) -> list[FormField]:
         if kind == "choices":
             listed = prop.get("items") or {}
             choices, low, high = _choices(listed), prop.get("minItems"), prop.get("maxItems")
+        elif kind == "text" and not choices:
+            low, high = prop.get("minLength"), prop.get("maxLength")
         else:
             kind, low, high = ("choice" if choices else kind), prop.get("minimum"), prop.get("maximum")
         fields.append(FormField(name, kind, prop.get("title") or name, name in required, choices,
                                 low, high, prop.get("default"), str(prop.get("description") or ""),
-                                _labels(listed, choices)))
+                                _labels(listed, choices), str(prop.get("format") or "")))
     return fields
 
 
@@ -113,9 +118,37 @@ def problems(schema: dict, answer: dict) -> list[str]:
             found.append(f"{f.label}: one of {', '.join(map(str, f.choices))}.")
         elif f.kind == "choices":
             found += _several(f, value)
-        elif f.kind == "text" and not isinstance(value, str):
-            found.append(f"{f.label}: text.")
+        elif f.kind == "text":
+            found += _text(f, value)
     return found
+
+
+# The string formats an elicitation may name (2025-11-25), each as a check and what to tell the human.
+FORMATS = {"email": (re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+").fullmatch, "an email address, like ada@example.com"),
+           "uri": (re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://\S+").fullmatch, "a web address, like https://example.com"),
+           "date": (lambda v: _iso(date.fromisoformat, v), "a date, like 2026-07-28"),
+           "date-time": (lambda v: _iso(datetime.fromisoformat, v), "a date and time, like 2026-07-28T09:30:00Z")}
+
+
+def _iso(parse: Any, value: str) -> bool:
+    try:
+        parse(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _text(f: FormField, value: Any) -> list[str]:
+    if not isinstance(value, str):
+        return [f"{f.label}: text."]
+    if f.minimum is not None and len(value) < f.minimum:
+        return [f"{f.label}: at least {f.minimum:g} characters."]
+    if f.maximum is not None and len(value) > f.maximum:
+        return [f"{f.label}: at most {f.maximum:g} characters."]
+    check, what = FORMATS.get(f.format, (None, ""))
+    if check and not check(value):
+        return [f"{f.label}: {what}."]
+    return []
 
 
 def _several(f: FormField, value: Any) -> list[str]:
