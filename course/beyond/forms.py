@@ -17,6 +17,7 @@ name and every field's description in the form, stays the one who decides.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -124,10 +125,11 @@ def problems(schema: dict, answer: dict) -> list[str]:
 
 
 # The string formats an elicitation may name (2025-11-25), each as a check and what to tell the human.
-FORMATS = {"email": (re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+").fullmatch, "an email address, like ada@example.com"),
-           "uri": (re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://\S+").fullmatch, "a web address, like https://example.com"),
-           "date": (lambda v: _iso(date.fromisoformat, v), "a date, like 2026-07-28"),
-           "date-time": (lambda v: _iso(datetime.fromisoformat, v), "a date and time, like 2026-07-28T09:30:00Z")}
+FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "email": (re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+").fullmatch, "an email address, like ada@example.com"),
+    "uri": (re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://\S+").fullmatch, "a web address, like https://example.com"),
+    "date": (lambda v: _iso(date.fromisoformat, v), "a date, like 2026-07-28"),
+    "date-time": (lambda v: _iso(datetime.fromisoformat, v), "a date and time, like 2026-07-28T09:30:00Z")}
 
 
 def _iso(parse: Any, value: str) -> bool:
@@ -145,9 +147,8 @@ def _text(f: FormField, value: Any) -> list[str]:
         return [f"{f.label}: at least {f.minimum:g} characters."]
     if f.maximum is not None and len(value) > f.maximum:
         return [f"{f.label}: at most {f.maximum:g} characters."]
-    check, what = FORMATS.get(f.format, (None, ""))
-    if check and not check(value):
-        return [f"{f.label}: {what}."]
+    if f.format in FORMATS and not FORMATS[f.format][0](value):
+        return [f"{f.label}: {FORMATS[f.format][1]}."]
     return []
 
 
