@@ -247,3 +247,20 @@ def test_a_text_that_breaks_its_format_or_length_is_named_before_it_is_sent(answ
 def test_texts_that_fit_their_formats_and_lengths_pass():
     assert problems(TEXTS, {"email": "ada@example.com", "site": "https://ada.example/work", "born": "1815-12-10",
                             "at": "2026-07-28T09:30:00+00:00", "nick": "Ada"}) == []
+
+
+async def test_the_terminal_shows_descriptions_and_titled_choices_and_reads_typed_values(monkeypatch, capsys):
+    from course.beyond.answerers import TerminalAnswerer
+
+    typed = iter(["a", "hero-2", "7", "y"])
+    prompts = []
+    monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or next(typed))
+    schema = {"properties": {
+        "hero": {"type": "string", "title": "Hero", "oneOf": [{"const": "hero-1", "title": "Superman"},
+                                                             {"const": "hero-2", "title": "Wonder Woman"}]},
+        "n": {"type": "integer", "title": "Favourite", "description": "Not your PIN"},
+        "ok": {"type": "boolean", "title": "OK"}}, "required": ["hero"]}
+    answer = await TerminalAnswerer()("Tell us", schema, [])
+    assert answer == accept(hero="hero-2", n=7, ok=True)
+    assert prompts[1:] == ["Hero (hero-1=Superman/hero-2=Wonder Woman)*: ", "Favourite: ", "OK: "]
+    assert "Favourite: Not your PIN" in capsys.readouterr().out
