@@ -136,6 +136,25 @@ def test_the_courses_own_for_model_passes():
     passes("l9-structured-result", tries=TRIES, source="from course.beyond.structured import for_model\n")
 
 
+def test_a_for_model_with_indented_json_and_a_validator_of_its_own_passes():
+    passes("l9-structured-result", tries=TRIES, source="""
+        import json
+
+        from jsonschema import Draft202012Validator
+
+        class BrokenResult(ValueError):
+            pass
+
+        def for_model(tool, output_schema, structured, text):
+            if not output_schema:
+                return text
+            errors = [e.message for e in Draft202012Validator(output_schema).iter_errors(structured)]
+            if structured is None or errors:
+                raise BrokenResult(f"{tool}: the result breaks its outputSchema: {errors}")
+            return f"{text}\\n{json.dumps(structured, indent=2)}"  # as the SDK writes its own text
+        """)
+
+
 def test_a_for_model_that_checks_only_the_keys_is_refused():
     fails_with("l9-structured-result", """
         import json

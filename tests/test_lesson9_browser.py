@@ -41,6 +41,7 @@ def test_the_form_is_filled_checked_sent_and_the_next_question_declined(tmp_path
         send = page.get_by_role("button", name="Send", disabled=False)
         expect(send).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_text("leo@example.com has 2 orders: which one should get 80.00 EUR back?")).to_be_visible()
+        expect(page.get_by_text("Refund 80.00 EUR (over 50)?")).to_be_visible()  # each field's description
 
         send.click()  # nothing chosen yet: the form says what is missing and stays open
         expect(page.get_by_text("Order Id: required.")).to_be_visible(timeout=WAIT_MS)

@@ -167,3 +167,100 @@ def test_questions_for_secrets_are_caught_wherever_they_hide(message, props):
 @pytest.mark.parametrize("message", ["Which shipping address?", "Name of the passenger", "A spinner colour?"])
 def test_ordinary_questions_are_not_taken_for_secrets(message):
     assert asks_for_secret(message, {"properties": {"value": {"type": "string"}}}) is None
+
+
+# The reference everything server's form, as it asks: a favourite integer, with a warning *not* to type a PIN.
+EVERYTHING_INTEGER = {"integer": {"title": "Integer", "type": "integer", "description": (
+    "Your favorite integer (do not give us your phone number, pin, or other sensitive info)")}}
+
+
+@pytest.mark.parametrize("message, props", [
+    ("Please provide inputs for the following fields:", EVERYTHING_INTEGER),
+    ("", {"note": {"type": "string", "description": "Never share your PIN; we will never ask for it"}}),
+    ("We will never ask for your password.", {"order": {"type": "string"}}),
+    ("Is this a one-time purchase?", {"once": {"type": "boolean"}}),
+    ("Your secretary's name", {"name": {"type": "string"}}),
+    ("Which guitar brand?", {"brand": {"type": "string", "enum": ["Ibanez", "Fender"], "description": "Ibanez?"}}),
+    ("How many tokens may the summary use?", {"tokens": {"type": "integer"}}),
+])
+def test_a_warning_not_to_give_a_secret_and_words_that_only_contain_one_are_no_question_for_a_secret(message, props):
+    assert asks_for_secret(message, {"properties": props}) is None
+
+
+@pytest.mark.parametrize("message, props", [
+    ("", {"code": {"type": "string", "title": "PIN"}}),
+    ("", {"userPin": {"type": "string"}}),
+    ("Your passcode", {}),
+    ("", {"apiKey": {"type": "string"}}),
+    ("", {"key": {"type": "string", "title": "API key"}}),
+    ("", {"k": {"type": "string", "description": "The API-key of your account"}}),
+    ("", {"code": {"type": "string", "description": "Don't share your PIN with anyone else, type it here"}}),
+    ("", {"code": {"type": "string", "description": "Do not forget your PIN: it is on the letter we sent"}}),
+    ("", {"x": {"type": "integer", "description": "Your favourite number (not 0). Then your card's PIN"}}),
+    ("Do not give us your name. Enter the one-time password instead", {}),
+    ("", {"code": {"type": "string", "description": "The verification code we texted you"}}),
+])
+def test_a_real_question_for_a_pin_a_passcode_or_an_api_key_is_caught_even_next_to_a_warning(message, props):
+    assert asks_for_secret(message, {"properties": props})
+
+
+def test_the_form_shows_a_titled_enums_titles_sends_its_values_and_prints_each_description_escaped():
+    from course.beyond.form_widget import about, field_widget
+
+    schema = {"properties": {
+        "hero": {"type": "string", "title": "Hero", "description": "Pick <b>one</b>",
+                 "oneOf": [{"const": "hero-1", "title": "Superman"}, {"const": "hero-2", "title": "Wonder Woman"}]},
+        "fish": {"type": "array", "items": {"anyOf": [{"const": "fish-1", "title": "Tuna"}, {"const": "fish-2"}]}},
+        "pet": {"type": "string", "enum": ["pet-1", "pet-2"], "enumNames": ["Cats", "Dogs"]},
+        "size": {"type": "string", "enum": ["S", "M"]}}}
+    hero, fish, pet, size = form_fields(schema)
+    assert field_widget(hero).options == (("", None), ("Superman", "hero-1"), ("Wonder Woman", "hero-2"))
+    assert field_widget(fish).options == (("Tuna", "fish-1"), ("fish-2", "fish-2"))
+    assert field_widget(pet).options[1:] == (("Cats", "pet-1"), ("Dogs", "pet-2"))
+    assert field_widget(size).options[1:] == (("S", "S"), ("M", "M"))
+    (shown,) = about(hero)
+    assert shown.value == "<small>Pick &lt;b&gt;one&lt;/b&gt;</small>" and about(size) == []
+
+
+TEXTS = {"properties": {
+    "email": {"type": "string", "title": "Email", "format": "email"},
+    "site": {"type": "string", "title": "Site", "format": "uri"},
+    "born": {"type": "string", "title": "Born", "format": "date"},
+    "at": {"type": "string", "title": "At", "format": "date-time"},
+    "nick": {"type": "string", "title": "Nick", "minLength": 2, "maxLength": 5}}}
+
+
+@pytest.mark.parametrize("answer, wrong", [
+    ({"email": "ada.example.com"}, "Email: an email address, like ada@example.com."),
+    ({"email": "ada@example"}, "Email: an email address, like ada@example.com."),
+    ({"site": "example.com"}, "Site: a web address, like https://example.com."),
+    ({"born": "28/07/2026"}, "Born: a date, like 2026-07-28."),
+    ({"born": "2026-02-30"}, "Born: a date, like 2026-07-28."),
+    ({"at": "tomorrow at nine"}, "At: a date and time, like 2026-07-28T09:30:00Z."),
+    ({"nick": "A"}, "Nick: at least 2 characters."),
+    ({"nick": "Adalovelace"}, "Nick: at most 5 characters."),
+])
+def test_a_text_that_breaks_its_format_or_length_is_named_before_it_is_sent(answer, wrong):
+    assert problems(TEXTS, answer) == [wrong]
+
+
+def test_texts_that_fit_their_formats_and_lengths_pass():
+    assert problems(TEXTS, {"email": "ada@example.com", "site": "https://ada.example/work", "born": "1815-12-10",
+                            "at": "2026-07-28T09:30:00+00:00", "nick": "Ada"}) == []
+
+
+async def test_the_terminal_shows_descriptions_and_titled_choices_and_reads_typed_values(monkeypatch, capsys):
+    from course.beyond.answerers import TerminalAnswerer
+
+    typed = iter(["a", "hero-2", "7", "y"])
+    prompts = []
+    monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or next(typed))
+    schema = {"properties": {
+        "hero": {"type": "string", "title": "Hero", "oneOf": [{"const": "hero-1", "title": "Superman"},
+                                                             {"const": "hero-2", "title": "Wonder Woman"}]},
+        "n": {"type": "integer", "title": "Favourite", "description": "Not your PIN"},
+        "ok": {"type": "boolean", "title": "OK"}}, "required": ["hero"]}
+    answer = await TerminalAnswerer()("Tell us", schema, [])
+    assert answer == accept(hero="hero-2", n=7, ok=True)
+    assert prompts[1:] == ["Hero (hero-1=Superman/hero-2=Wonder Woman)*: ", "Favourite: ", "OK: "]
+    assert "Favourite: Not your PIN" in capsys.readouterr().out

@@ -4,8 +4,9 @@
   `elicitation_callback`, and a decline refunds nothing;
 - the course host against the reference "everything" server (TypeScript SDK, pinned in `.ci/run`):
   its task tool (`simulate-research-query`, task-only, with a question half-way) run as a task and
-  its question answered by the scripted answerer; its elicitation tool's form drawn and checked,
-  and refused because a field's description names a PIN; its long-running tool's progress shown.
+  its question answered by the scripted answerer; its elicitation tool's form drawn, an answer out
+  of range kept back, a fitting one sent (its "do not give us your ... pin" is a warning, not a
+  question for a secret), the next one declined; its long-running tool's progress shown.
   In CI (`CI=true`) these must not skip.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from course.approval import ScriptedApprover
-from course.beyond import ProgressLine, ScriptedAnswerer, accept
+from course.beyond import DECLINE, ProgressLine, ScriptedAnswerer, accept, asks_for_secret
 from course.beyond.answerers import elicitation_callback
 from course.beyond.forms import form_fields, problems
 from course.host import McpHost, stdio_command
@@ -106,32 +107,46 @@ async def test_the_course_host_runs_the_everything_servers_task_tool_and_answers
 
 @pytest.mark.anyio
 @pytest.mark.timeout(90)
-async def test_the_everything_servers_form_is_drawn_and_its_pin_question_refused_and_its_progress_shown():
+async def test_the_course_host_fills_in_the_everything_servers_form_then_declines_it_and_shows_its_progress():
     seen: list = []
     asked: list = []
-    rules = elicitation_callback(ScriptedAnswerer([]), asked)
+    answerer = ScriptedAnswerer([
+        accept(name="Ada", integer=700, email="ada"),  # out of range, no email: not sent, asked again
+        accept(name="Ada", check=True, integer=7, email="ada@example.com", titledSingleSelectEnum="hero-2",
+               titledMultipleSelectEnum=["fish-1", "fish-3"]),
+        DECLINE])
+    rules = elicitation_callback(answerer, asked)
 
     async def recording(context, params):  # what the server asked, as it arrived
         seen.append(params.requested_schema)
         return await rules(context, params)
 
     line = ProgressLine(io.StringIO())
-    async with McpHost(approver=ScriptedApprover([True, True]), quiet=True, elicitation=recording,
+    async with McpHost(approver=ScriptedApprover([True, True, True]), quiet=True, elicitation=recording,
                        progress=lambda name: line) as host:
         await host.connect("everything", everything_server(), read_timeout=30,
                            allow={"trigger-elicitation-request", "trigger-long-running-operation"})
+        filled = await host.execute("trigger-elicitation-request", "{}")
         declined = await host.execute("trigger-elicitation-request", "{}")
         done = await host.execute("trigger-long-running-operation", '{"duration": 0.4, "steps": 4}')
-    (schema,) = seen
+    schema = seen[0]
     kinds = {f.name: f.kind for f in form_fields(schema)}  # every field of the reference form can be drawn
     assert kinds["untitledMultipleSelectEnum"] == kinds["titledMultipleSelectEnum"] == "choices"
     assert kinds["titledSingleSelectEnum"] == kinds["legacyTitledEnum"] == "choice"
     assert kinds["integer"] == "integer" and kinds["check"] == "boolean"
-    answer = {"name": "Ada", "integer": 7, "titledSingleSelectEnum": "hero-2", "titledMultipleSelectEnum": ["fish-1"]}
-    assert problems(schema, answer) == []
-    assert problems(schema, {**answer, "titledSingleSelectEnum": "Superman"}) == [
+    assert problems(schema, {"name": "Ada", "titledSingleSelectEnum": "Superman"}) == [
         "Titled Single Select Enum: one of hero-1, hero-2, hero-3."]
-    # "(do not give us your phone number, pin, or other sensitive info)": the word rule errs on the safe side
-    assert asked[0].outcome == "refused: it asks for a secret ('pin')" and "User declined" in declined
+    # Its integer field says "do not give us your phone number, pin, or other sensitive info": a warning, no question
+    assert "pin" in schema["properties"]["integer"]["description"] and asks_for_secret("", schema) is None
+    assert "User provided the requested information" in filled
+    assert problems(schema, {"name": "Ada", "email": "ada"}) == [
+        "String with email format: an email address, like ada@example.com."]
+    assert "- Name: Ada" in filled and "- Email: ada@example.com" in filled
+    assert "- Favorite Integer: 7" in filled and '"fish-3"' in filled
+    assert "User declined" in declined
+    assert [(a.outcome, a.fields) for a in asked] == [
+        ("accepted", ["check", "email", "integer", "name", "titledMultipleSelectEnum", "titledSingleSelectEnum"]),
+        ("decline", [])]
+    assert answerer.answers == []  # three answers for two questions: the one out of range was asked again
     assert done.startswith("Long running operation completed")
     assert line.lines == ["1/4 (25%)", "2/4 (50%)", "3/4 (75%)", "4/4 (100%)"]

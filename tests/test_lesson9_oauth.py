@@ -164,26 +164,33 @@ def running(provider):
             thread.join(10)
 
 
-async def test_end_to_end_on_real_ports_sign_in_call_and_the_refused_tokens():
+async def test_end_to_end_on_real_ports_sign_in_call_and_the_three_refused_tokens():
     import httpx2
 
     provider = ShopAuthProvider()
     with running(provider) as (issuer, docs, desk):
         async with httpx2.AsyncClient() as http:
             reader = await sign_in(http, docs + "/mcp", ["docs:read"])
-            other = await sign_in(http, desk + "/mcp", ["docs:read"])
+            other = await sign_in(http, desk + "/mcp", ["docs:read"])  # a token the desk server got for itself
+            callers = await sign_in(http, desk + "/mcp", ["docs:read", "docs:write"])  # what the desk would forward
+            writer_only = await sign_in(http, docs + "/mcp", ["docs:write"])
             fresh = await oauth_flow.refresh(http, reader)
-            refused = []
-            for token in (other.access, fresh.access, "made-up"):
+            answers = []
+            for token in (other.access, callers.access, writer_only.access, fresh.access, "made-up"):
                 r = await http.post(docs + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                                     headers={"Authorization": f"Bearer {token}",
                                              "Accept": "application/json, text/event-stream"})
-                refused.append(r.status_code)
+                answers.append((r.status_code, r.headers.get("www-authenticate", "")))
         from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
 
         bearer = httpx2.AsyncClient(headers={"Authorization": f"Bearer {fresh.access}"})
         async with Client(streamable_http_client(docs + "/mcp", http_client=bearer)) as client:
             text = (await client.call_tool("read_policy", {"topic": "returns"})).content[0].text
-    assert reader.resource == docs + "/mcp" and refused == [401, 200, 401]
+            write = await client.call_tool("add_note", {"text": "hello"})
+    assert reader.resource == docs + "/mcp"
+    # another resource's token, a passed-through token, a token without docs:read; the reader's; a made-up one
+    assert [code for code, _ in answers] == [401, 401, 403, 200, 401]
+    assert 'error="invalid_token"' in answers[1][1] and 'error="insufficient_scope"' in answers[2][1]
     assert text == "returns: 30 days to ask for a refund (policy text from docs)."
+    assert write.is_error and "insufficient_scope" in write.content[0].text  # the write scope, checked in the tool

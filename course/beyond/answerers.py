@@ -49,7 +49,11 @@ class TerminalAnswerer:
             return CANCEL
         content: dict[str, Any] = {}
         for f in form_fields(schema):
-            hint = f" ({'/'.join(f.choices)})" if f.choices else ""
+            if f.about:
+                print(f"  {f.label}: {f.about}")
+            shown = [str(c) if str(c) == label else f"{c}={label}" for c, label in zip(f.choices, f.choice_labels,
+                                                                                          strict=True)]
+            hint = f" ({'/'.join(shown)})" if shown else ""
             text = (await asyncio.to_thread(input, f"{f.label}{hint}{'*' if f.required else ''}: ")).strip()
             if text:
                 content[f.name] = parse(f.kind, text)

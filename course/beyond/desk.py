@@ -59,11 +59,15 @@ class Desk(McpHost):
         self._offer()
         return self
 
+    async def open(self) -> Desk:
+        """Connect for as long as the notebook needs it, across cells (`await desk.close()` at the end)."""
+        return await self.__aenter__()
+
     @property
     def protocol_version(self) -> str:
         connection = self.connections.get(SERVER)
         assert connection is not None and connection.client is not None, \
-            "use `async with Desk(...) as desk:` (or `await desk.__aenter__()`)"
+            "use `async with Desk(...) as desk:` (or `desk = await Desk(...).open()`)"
         return str(connection.client.protocol_version)
 
     @property

@@ -1,8 +1,10 @@
 """Lesson 9: the elicitation form in JupyterLab, drawn from the requested schema (ipywidgets).
 
-One widget per field (`forms.form_fields`): text, a number box, a checkbox, a dropdown for an enum;
-required fields are starred. Send checks the answer against the schema first and shows what is
-wrong instead of sending; Decline and Cancel answer at once. Like the approval widget it awaits a
+One widget per field (`forms.form_fields`): text, a number box, a checkbox, a dropdown for an enum
+(showing a titled enum's titles, sending its values); required fields are starred, and each field's
+description is shown under it, as the server wrote it (escaped): the human judges the question.
+Send checks the answer against the schema first and shows what is wrong instead of sending;
+Decline and Cancel answer at once. Like the approval widget it awaits a
 Future a button resolves (ipykernel >= 7.4), with a timeout that cancels.
 """
 
@@ -24,15 +26,21 @@ def field_widget(f: FormField) -> Any:
     style = {"description_width": "initial"}
     if f.kind == "boolean":
         return w.Checkbox(value=bool(f.default), description=label, indent=False)
+    shown = list(zip(f.choice_labels or map(str, f.choices), f.choices, strict=True))
     if f.kind == "choices":
-        return w.SelectMultiple(options=list(f.choices), value=tuple(f.default or ()), description=label,
-                                style=style)
+        return w.SelectMultiple(options=shown, value=tuple(f.default or ()), description=label, style=style)
     if f.kind == "choice":
-        return w.Dropdown(options=[("", None)] + [(c, c) for c in f.choices], value=f.default, description=label,
-                          style=style)
+        return w.Dropdown(options=[("", None), *shown], value=f.default, description=label, style=style)
     # Numbers are typed as text and parsed on Send: a FloatText would show 0 and send it unasked.
     value = "" if f.default is None else str(f.default)
     return w.Text(value=value, description=label, style=style)
+
+
+def about(f: FormField) -> list[Any]:
+    """The field's description as the server wrote it, in small print under it (none when it has none)."""
+    import ipywidgets as w
+
+    return [w.HTML(f"<small>{html.escape(f.about)}</small>")] if f.about else []
 
 
 class FormAnswerer:
@@ -69,7 +77,8 @@ class FormAnswerer:
 
         decline.on_click(answer_with(DECLINE))
         cancel.on_click(answer_with(CANCEL))
-        display(w.VBox([w.HTML(f"<b>{html.escape(message)}</b>"), *inputs.values(),
+        rows = [row for f in fields for row in (inputs[f.name], *about(f))]
+        display(w.VBox([w.HTML(f"<b>{html.escape(message)}</b>"), *rows,
                         w.HBox([send, decline, cancel]), status]))
         try:
             answer = await asyncio.wait_for(done, self.timeout)

@@ -17,13 +17,16 @@ def stock_schema() -> dict:
 
 
 def holds(reply: str, data: dict) -> bool:
-    """Whether the reply carries `data` as JSON (the whole reply, or one of its lines)."""
-    for text in [reply, *reply.splitlines()]:
+    """Whether the reply carries `data` as JSON starting on a line of its own (compact or indented, before or
+    after the text)."""
+    starts = [0] + [i + 1 for i, c in enumerate(reply) if c == "\n"]
+    for at in starts:
         try:
-            if json.loads(text) == data:
-                return True
+            found, _ = json.JSONDecoder().raw_decode(reply, at + len(reply[at:]) - len(reply[at:].lstrip(" ")))
         except ValueError:
             continue
+        if found == data:
+            return True
     return False
 
 
