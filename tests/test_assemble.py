@@ -18,6 +18,7 @@ NOTEBOOKS = {"l2-assemble": "02_agent_loop.ipynb", "l3-assemble": "03_document_s
              "l4-assemble": "04_permissions.ipynb",
              "l5-assemble": "05_mcp_server.ipynb",
              "l6-assemble": "06_mcp_client.ipynb",
+             "l7-assemble": "07_model_adapters.ipynb",
              "l8-assemble": "08_architecture_and_security.ipynb"}
 REGISTRY = load_all()
 
@@ -96,6 +97,11 @@ LOOK_ALIKES = {  # named like the piece, shaped like it, passes nothing
     "l6-assemble": ("l6-to-openai", "def to_openai(tool):\n    return {'type': 'function', 'function': {"
                                     "'name': tool.name, 'description': '', "
                                     "'parameters': {'type': 'object', 'properties': {}}}}\n"),
+    # the audit's false accept of l7-stream: the whole answer handed to on_text once, at the end
+    "l7-assemble": ("l7-stream", "def collect(chunks, on_text):\n"
+                                 "    text = ''.join(c.choices[0].delta.content or '' for c in chunks if c.choices)\n"
+                                 "    on_text(text)\n"
+                                 "    return text\n"),
     "l8-assemble": ("l8-changed-tool", "def changed_tools(pinned, listed):\n"
                                        "    return {t.name for t in listed if t.name not in pinned}\n"),
 }
