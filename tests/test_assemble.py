@@ -18,6 +18,7 @@ NOTEBOOKS = {"l2-assemble": "02_agent_loop.ipynb", "l3-assemble": "03_document_s
              "l4-assemble": "04_permissions.ipynb",
              "l5-assemble": "05_mcp_server.ipynb",
              "l6-assemble": "06_mcp_client.ipynb",
+             "l7-assemble": "07_model_adapters.ipynb",
              "l8-assemble": "08_architecture_and_security.ipynb"}
 REGISTRY = load_all()
 
@@ -96,6 +97,11 @@ LOOK_ALIKES = {  # named like the piece, shaped like it, passes nothing
     "l6-assemble": ("l6-to-openai", "def to_openai(tool):\n    return {'type': 'function', 'function': {"
                                     "'name': tool.name, 'description': '', "
                                     "'parameters': {'type': 'object', 'properties': {}}}}\n"),
+    # the audit's false accept of l7-stream: the whole answer handed to on_text once, at the end
+    "l7-assemble": ("l7-stream", "def collect(chunks, on_text):\n"
+                                 "    text = ''.join(c.choices[0].delta.content or '' for c in chunks if c.choices)\n"
+                                 "    on_text(text)\n"
+                                 "    return text\n"),
     "l8-assemble": ("l8-changed-tool", "def changed_tools(pinned, listed):\n"
                                        "    return {t.name for t in listed if t.name not in pinned}\n"),
 }
@@ -133,3 +139,24 @@ def test_the_grader_grades_an_assemble_cell_after_the_learners_pieces_so_a_solve
     done = grade(tmp_path, tmp_path / "out")
     assert statuses(tmp_path / "out", "solved")[id] == "pass", done.stdout
     assert statuses(tmp_path / "out", "one wrong piece")[id] == "not yet", done.stdout
+
+
+def test_lesson_8_takes_the_earlier_pieces_from_the_learners_saved_notebooks_and_says_which_came_from_where(
+        tmp_path):
+    import nbformat
+
+    for stored, solved in (("02_agent_loop", {"l2-agent-loop"}), ("04_permissions", {"l4-policy"})):
+        nb = nbformat.read(ROOT / "notebooks" / f"{stored}.ipynb", as_version=4)
+        for cell in nb.cells:  # the reference pieces where `solved` says, the stubs as the course gives them elsewhere
+            first = cell.source.split("\n", 1)[0]
+            if cell.cell_type == "code" and first.startswith("# EXERCISE ") and first.split()[2] in solved:
+                cell.source = solutions("l8-assemble")[first.split()[2]]
+        nbformat.write(nb, tmp_path / f"{stored}.ipynb")
+    done = lesson8.assemble(namespace("l8-assemble", solutions("l8-assemble")), folder=tmp_path)
+    rows = {p.id: p for p in done.pieces}
+    assert rows["l2-agent-loop"].mine and rows["l2-agent-loop"].where == "02_agent_loop.ipynb", str(done)
+    assert rows["l4-policy"].mine and "l4-policy              decide                 yours, from 04_permissions.ipynb" \
+        in str(done)
+    assert not rows["l4-guard"].mine and rows["l4-guard"].why == "not yet in 04_permissions.ipynb"
+    assert not rows["l6-execute"].mine and rows["l6-execute"].why == "not found in no 06_*.ipynb here"
+    assert rows["l8-changed-tool"].mine and not rows["l8-changed-tool"].where and done.same, str(done)

@@ -12,6 +12,7 @@ solutions/): its check passes when every piece is the learner's and the result i
 | `lesson4` | `l4-assemble`: the rules, the policy and the guard on section 6's two requests |
 | `lesson5` | `l5-assemble`: the four servers behind one host, for one customer who needs them all |
 | `lesson6` | `l6-assemble`: the client pieces answer the lesson's refund request through MCP |
+| `lesson7` | `l7-assemble`: the model half's pieces through both APIs, streamed, and scored on held-out questions |
 | `lesson8` | `l8-assemble`: the whole assistant (lessons 2, 4, 5, 6, 8) answering a refund through MCP |
 """
 
@@ -19,11 +20,12 @@ from __future__ import annotations
 
 import sys
 
-from course.exercises.assembly import lesson2, lesson3, lesson4, lesson5, lesson6, lesson8
+from course.exercises.assembly import lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8
 from course.exercises.assembly.pieces import Assembly, Piece
 
 STEPS = {"l2-assemble": lesson2.assemble, "l3-assemble": lesson3.assemble, "l4-assemble": lesson4.assemble,
-         "l5-assemble": lesson5.assemble, "l6-assemble": lesson6.assemble, "l8-assemble": lesson8.assemble}
+         "l5-assemble": lesson5.assemble, "l6-assemble": lesson6.assemble, "l7-assemble": lesson7.assemble,
+         "l8-assemble": lesson8.assemble}
 
 
 def assemble(id: str, namespace: dict | None = None) -> Assembly:
@@ -33,4 +35,5 @@ def assemble(id: str, namespace: dict | None = None) -> Assembly:
     return STEPS[id](namespace)
 
 
-__all__ = ["STEPS", "Assembly", "Piece", "assemble", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "lesson8"]
+__all__ = ["STEPS", "Assembly", "Piece", "assemble", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "lesson7",
+           "lesson8"]

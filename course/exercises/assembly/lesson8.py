@@ -65,7 +65,7 @@ def saved(id: str, name: str, folder: Path, sources: Mapping[str, str] | None) -
     verdict = failed or run_check(id, namespace)
     if not verdict.passed:
         return Piece(id, name, reference(id, name), False, f"not yet in {where}")
-    return Piece(id, name, namespace[name], True)
+    return Piece(id, name, namespace[name], True, where=where)
 
 
 async def whole_assistant(p: Mapping[str, Any], question: str, store: Path) -> tuple[str, str]:

@@ -27,6 +27,7 @@ class Piece:
     value: Any  # what the assembled assistant runs
     mine: bool  # the learner's (passes its check), else the course's
     why: str = ""  # why the course's is used
+    where: str = ""  # the learner's, from another notebook: which one (lesson 8's earlier pieces)
 
 
 @dataclass
@@ -47,7 +48,8 @@ class Assembly:
         return self.got == self.want
 
     def table(self) -> str:
-        rows = [f"  {p.id:<22} {p.name:<22} " + ("yours" if p.mine else f"the course's ({p.why})")
+        rows = [f"  {p.id:<22} {p.name:<22} " + (("yours" + (f", from {p.where}" if p.where else "")) if p.mine
+                                                  else f"the course's ({p.why})")
                 for p in self.pieces]
         return "\n".join(["  exercise               piece                  used", *rows])
 
