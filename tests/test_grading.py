@@ -234,6 +234,28 @@ HONEST = {
 }
 
 
+# Honest stateful classes: `self` changed in any method, reached through an instance (issue 20: `self.n += 1`
+# outside `__init__` was "review").
+COUNT = "class Count:\n    def __init__(self):\n        self.n = 0\n    def add(self, k=1):\n        self.n += k\n" \
+        "        return self.n\n"
+HONEST |= {
+    "a counter whose method changes self": COUNT + "c = Count()\nc.add()\nprint(c.add(2), type(c) is Count, "
+                                           "isinstance(c, Count))\n",
+    "a property setter and a classmethod": "class Budget:\n    def __init__(self, left):\n        self.remaining = left\n"
+        "    @property\n    def left(self):\n        return self.remaining\n    @left.setter\n    def left(self, value):\n"
+        "        self.remaining = max(0, value)\n    @classmethod\n    def empty(cls):\n        made = cls(0)\n"
+        "        cls.made = True\n        return made\n    def spend(self, n):\n        self.left = self.left - n\n",
+    "a subclass and super()": COUNT + "class Twice(Count):\n    def add(self, k=1):\n        super().add(k)\n"
+                              "        self.last = k\n        return super().add(k)\n",
+    "a dataclass that keeps a log": "from dataclasses import dataclass, field\n@dataclass\nclass Log:\n"
+        "    seen: list = field(default_factory=list)\n    def keep(self, name: str) -> 'Log':\n"
+        "        self.seen.append(name)\n        self.seen.sort()\n        return self\n"
+        "def make() -> Log:\n    return Log().keep('a')\n",
+    "its own list changed in place": "def only(allowed):\n    keep = list(allowed)\n    keep.sort()\n"
+                                     "    return lambda name, arguments: None if name in keep else 'deny'\n",
+}
+
+
 @pytest.mark.parametrize("source", HONEST.values(), ids=HONEST.keys())
 def test_honest_variants_stay_inside_the_vocabulary(source):
     assert review(source, 4) == []
@@ -247,8 +269,6 @@ def test_honest_variants_stay_inside_the_vocabulary(source):
     ("x = object.__setattr__\n", "`__setattr__`"),
     ("import gc\n", "imports `gc`"),
     ("import math\nmath.isnan = lambda x: False\n", "changes `math`"),
-    ("class Count:\n    def __init__(self):\n        self.n = 0\n    def add(self):\n        self.n += 1\n",
-     "changes `self.n`"),
     ("def f():\n    return (x for x in ()).gi_frame.f_back\n", "frame, code or traceback"),
     ("from course.permissions import refund_limit\n", "never imports it"),
     ("import math" + " " * 3000 + "; import os\n", "characters long"),
@@ -433,10 +453,10 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("time.perf_counter = lambda: 0.0\n", 2, "changes `time`"),  # bound by the lesson's setup, not the cell
     ("agent.time.perf_counter = lambda: 0.0\n", 2, "changes `agent`"),
     # a module reached through another's attribute, then changed: any attribute but `self.x` in __init__ & co
-    ("import statistics\nm = statistics.math\nm.isnan = len\n", 4, "changes `m.isnan`"),
+    ("import statistics\nm = statistics.math\nm.isnan = len\n", 4, "changes `m`"),
     ("import statistics\nfor statistics.math.isnan in [len]:\n    pass\n", 4, "changes `statistics`"),
     ("import statistics\nclass R:\n    def s(self):\n        self.isnan = len\nR.s(statistics.math)\n", 4,
-     "changes `self.isnan`"),
+     "reached through its class"),
     ("class R:\n    def __init__(self, m):\n        self = m\n        self.isnan = len\n", 4, "changes `self.isnan`"),
     ("X = type('X', (), {'_' * 2 + 'eq' + '_' * 2: lambda s, o: True})\n", 4, "three arguments"),
     # lesson 9's `re.compile` is an attribute, not the builtin: seen passing in bubblewrap (os._exit(0) run this way)
@@ -487,3 +507,74 @@ def test_a_half_line_the_checks_own_verdict_completes_is_no_pass(box):
 def test_a_system_module_reached_through_an_alias_of_an_allowed_one_is_flagged(source):
     reasons = review(source, 4)
     assert any("reaches a system module" in r and r.startswith("line ") for r in reasons), reasons
+
+
+# -- the rule's gaps: a method that changes `self` reached through its class, a shared value changed by a
+# method call, a decorator called on a class the setup gives (each gave [] before) ----------------------
+R_INIT = "import statistics\nclass R:\n    def __init__(self):\n        self.isnan = len\n"
+R_ADD = "import statistics\nclass R:\n    def add(self):\n        self.isnan = len\n"
+
+
+@pytest.mark.parametrize("source, why", [
+    (R_INIT + "R.__init__(statistics.math)\n", "`R.__init__`: a method that changes `self`, reached through its class"),
+    (R_INIT.replace("__init__", "__call__") + "R.__call__(statistics.math)\n", "`R.__call__`"),
+    (R_ADD + "R.add(statistics.math)\n", "`R.add`"),
+    (R_ADD + "class S(R):\n    pass\nS.add(statistics.math)\n", "`S.add`"),
+    (R_ADD + "C = R\nC.add(statistics.math)\n", "hands the class `R` on"),
+    (R_ADD + "def f(c):\n    c.add(statistics.math)\nf(R)\n", "hands the class `R` on"),
+    (R_ADD + "type(R()).add(statistics.math)\n", "`type(R())` as a value"),
+    (R_ADD + "c = type(R())\nc.add(statistics.math)\n", "`type(R())` as a value"),
+    (R_ADD + "getattr(R, 'add')(statistics.math)\n", "hands the class `R` on"),
+    (R_ADD + "R.mro()[0].add(statistics.math)\n", "`R.mro`"),
+    (R_ADD + "super(R, R).add(statistics.math)\n", "hands the class `R` on"),
+    (R_ADD + "import functools\nfunctools.partial(R.add, statistics.math)()\n", "`R.add`"),
+    (R_ADD.replace("    def add", "    @classmethod\n    def make(cls):\n        cls.add(statistics.math)\n"
+                   "    def add"), "`cls.add`"),
+    (R_ADD.replace("    def add", "    @staticmethod\n    def add") + "R().add(statistics.math)\n",
+     "changes `self.isnan`"),  # a static method's first argument is whatever it is given
+])
+def test_a_method_that_changes_self_reached_through_its_class_is_flagged(source, why):
+    reasons = review(source, 4)
+    assert any(why in r and r.startswith("line ") for r in reasons), reasons
+
+
+@pytest.mark.parametrize("source, lesson, why", [
+    ("guards.REQUESTS.clear()\n", 8, "changes `guards` with `.clear(...)`"),
+    ("r = guards.REQUESTS\nr.pop('issue_refund')\n", 8, "changes `r` with `.pop(...)`"),
+    ("for r in [guards.REQUESTS]:\n    r.update({})\n", 8, "changes `r` with `.update(...)`"),
+    ("dict.clear(guards.REQUESTS)\n", 8, "changes `guards` with `.clear(...)`"),
+    ("(r := guards.REQUESTS)['issue_refund'] = None\n", 8, "changes `guards`"),
+    ("r = guards.REQUESTS\ndel r['issue_refund']\n", 8, "changes `r`"),
+    ("DEFAULT_INHERITED_ENV_VARS.append('OPENAI_API_KEY')\n", 6, "changes `DEFAULT_INHERITED_ENV_VARS`"),
+    ("list.extend(DEFAULT_INHERITED_ENV_VARS, ['OPENAI_API_KEY'])\n", 6, "changes `DEFAULT_INHERITED_ENV_VARS`"),
+    ("from heapq import heappush\nheappush(DEFAULT_INHERITED_ENV_VARS, 'X')\n", 6, "`heappush` changes its first"),
+    ("import heapq\nh = heapq.heappush\n", 6, "`heappush` changes its first"),
+    ("ToolAnnotations.model_fields.pop('title')\n", 5, "changes `ToolAnnotations`"),
+    ("REPEAT_NOTE.append(1)\n", 2, "changes `REPEAT_NOTE`"),
+])
+def test_a_method_call_that_changes_what_the_setup_gives_is_flagged(source, lesson, why):
+    reasons = review(source, lesson)
+    assert any(why in r and r.startswith("line ") for r in reasons), reasons
+
+
+@pytest.mark.parametrize("source, lesson", [
+    ("from dataclasses import dataclass\ndataclass(Policy)\n", 4),
+    ("import dataclasses\ndataclasses.dataclass(eq=False)(Limits)\n", 4),
+    ("from dataclasses import dataclass\nd = dataclass(frozen=True)\nd(Limits)\n", 4),
+    ("import functools\nfunctools.total_ordering(Limits)\n", 2),
+    ("import functools\nlist(map(functools.total_ordering, [Limits]))\n", 2),
+    ("import typing\ntyping.final(Policy)\n", 4),
+    ("from functools import total_ordering as t\nt(ScriptedModel)\n", 2),
+])
+def test_a_decorator_called_on_a_class_the_setup_gives_is_flagged(source, lesson):
+    reasons = review(source, lesson)
+    assert any("not as a decorator of the cell's own class" in r and r.startswith("line 2") for r in reasons), reasons
+
+
+def test_a_decorator_on_the_cells_own_class_stays_inside_the_vocabulary():
+    source = ("import functools\nfrom dataclasses import dataclass\n@functools.total_ordering\n@dataclass(frozen=True)\n"
+              "class Price:\n    cents: int\n    def __lt__(self, other):\n        return self.cents < other.cents\n"
+              "Plain = dataclass(type('Plain', (), {}))\n")
+    reasons = review(source.replace("Plain = dataclass(type('Plain', (), {}))\n", "class Raw:\n    pass\n"
+                                    "Raw = dataclass(Raw)\n"), 4)
+    assert not [r for r in reasons if "decorator" in r], reasons
