@@ -241,8 +241,9 @@ COUNT = "class Count:\n    def __init__(self):\n        self.n = 0\n    def add(
 HONEST |= {
     "a counter whose method changes self": COUNT + "c = Count()\nc.add()\nprint(c.add(2), type(c) is Count, "
                                            "isinstance(c, Count))\n",
-    "a property setter and a classmethod": "class Budget:\n    def __init__(self, left):\n        self.remaining = left\n"
-        "    @property\n    def left(self):\n        return self.remaining\n    @left.setter\n    def left(self, value):\n"
+    "a property setter and a classmethod": "class Budget:\n    def __init__(self, left):\n"
+        "        self.remaining = left\n    @property\n    def left(self):\n        return self.remaining\n"
+        "    @left.setter\n    def left(self, value):\n"
         "        self.remaining = max(0, value)\n    @classmethod\n    def empty(cls):\n        made = cls(0)\n"
         "        cls.made = True\n        return made\n    def spend(self, n):\n        self.left = self.left - n\n",
     "a subclass and super()": COUNT + "class Twice(Count):\n    def add(self, k=1):\n        super().add(k)\n"
@@ -572,9 +573,8 @@ def test_a_decorator_called_on_a_class_the_setup_gives_is_flagged(source, lesson
 
 
 def test_a_decorator_on_the_cells_own_class_stays_inside_the_vocabulary():
-    source = ("import functools\nfrom dataclasses import dataclass\n@functools.total_ordering\n@dataclass(frozen=True)\n"
-              "class Price:\n    cents: int\n    def __lt__(self, other):\n        return self.cents < other.cents\n"
-              "Plain = dataclass(type('Plain', (), {}))\n")
-    reasons = review(source.replace("Plain = dataclass(type('Plain', (), {}))\n", "class Raw:\n    pass\n"
-                                    "Raw = dataclass(Raw)\n"), 4)
-    assert not [r for r in reasons if "decorator" in r], reasons
+    source = ("import functools\nfrom dataclasses import dataclass\n@functools.total_ordering\n"
+              "@dataclass(frozen=True)\nclass Price:\n    cents: int\n    def __lt__(self, other):\n"
+              "        return self.cents < other.cents\nclass Raw:\n    pass\nRaw = dataclass(Raw)\n")
+    reasons = review(source, 4)
+    assert not [r for r in reasons if "decorator" in r] and any("`__lt__`" in r for r in reasons), reasons

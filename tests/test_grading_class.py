@@ -72,7 +72,8 @@ FOUR |= {  # seen passing in bubblewrap: os._exit through a match pattern, math.
     "__init__ through the class": ASK4 + "import statistics\nclass R:\n    def __init__(self):\n"
                                   "        self.isnan = lambda x: True\nR.__init__(statistics.math)\n",
     "a method through the class": ASK4 + "import statistics\nclass R:\n    def add(self):\n"
-                                  "        self.isnan = lambda x: True\nclass S(R):\n    pass\nS.add(statistics.math)\n",
+                                  "        self.isnan = lambda x: True\nclass S(R):\n    pass\n"
+                                  "S.add(statistics.math)\n",
 }
 SIX = forgeries("l6-to-openai", "course.exercises.lesson6", WRONG6,
                 "import course.host\nto_openai = course.host.convert.to_openai_tool")
