@@ -362,6 +362,17 @@ def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_pat
     assert "Anna ~ Ben: l4-guard 100 %" in index and "Cleo ~" not in index
 
 
+def test_what_the_notebook_hands_out_in_a_cell_and_an_assemble_step_are_no_copy():
+    # Before, two different bodies in l4-guard's handed-out lines were listed, and every learner's assemble
+    # step (the pieces' cells again) made one more pair.
+    stub = report.handed_out(4)["l4-guard"].replace("        raise NotImplementedError\n", "{}")
+    mine = ["        arguments = json.loads(arguments_json)\n        return execute(name, arguments)\n",
+            "        return await approver(name)\n"]  # 82 % alike before: the 11 lines everyone got
+    class_ = [learner(n, Grade("l4-guard", "pass", "", stub.format(body)), Grade("l4-assemble", "pass", "", stub))
+              for n, body in zip(("Anna", "Ben"), mine, strict=True)]
+    assert report.similar(class_) == {}
+
+
 def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it():
     import inspect
     import textwrap
@@ -578,3 +589,19 @@ def test_a_decorator_on_the_cells_own_class_stays_inside_the_vocabulary():
               "        return self.cents < other.cents\nclass Raw:\n    pass\nRaw = dataclass(Raw)\n")
     reasons = review(source, 4)
     assert not [r for r in reasons if "decorator" in r] and any("`__lt__`" in r for r in reasons), reasons
+
+
+def test_an_assemble_step_names_a_piece_under_review_once_and_still_reads_the_pieces_with_its_own_cell():
+    from course.exercises import load_all
+    from course.grading.runner import prepare
+
+    load_all()
+    anna = Learner("Anna", Path("Anna.ipynb"), 4)
+    piece = "class R:\n    def add(self):\n        self.isnan = len\n"  # inside the vocabulary on its own
+    prepare(anna, {"l4-refund-limit": ["import sys\n"], "l4-policy": [piece],
+                   "l4-assemble": ["# EXERCISE l4-assemble\nimport statistics\nR.add(statistics.math)\n"]}, 4)
+    step = {r.id: r for r in anna.results}["l4-assemble"]
+    assert step.reasons[0] == "runs the cell of l4-refund-limit first, which is under review (see there)"
+    assert not any("`sys`" in r for r in step.reasons), step.reasons  # said once, on l4-refund-limit's page
+    (call,) = [r for r in step.reasons if "`R.add`" in r]  # the piece's class, the step's call: read together
+    assert step.code.split("\n")[int(call.split(":")[0].removeprefix("line ")) - 1] == "R.add(statistics.math)"
