@@ -131,7 +131,7 @@ def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]]) -> lis
                              "gives it (the check uses it too)")
         name = node.attr if isinstance(node, ast.Attribute) else bound.get(node.id, [node.id])[-1] \
             if isinstance(node, ast.Name) else ""  # `from functools import total_ordering as t`: t
-        if name in ARG_MUTATORS | CLASS_MUTATORS and isinstance(node.ctx, ast.Load):
+        if name in ARG_MUTATORS | CLASS_MUTATORS and isinstance(getattr(node, "ctx", None), ast.Load):
             call = next((c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.func is node), None)
             outer = next((c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.func is call), None)
             args = (outer or call).args if call else []
