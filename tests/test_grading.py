@@ -353,13 +353,16 @@ def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_pat
     guard = (ROOT / "solutions" / "l4-guard.py").read_text()
     own = "def guard(execute, policy, approver):\n    return execute\n" * 3
     class_ = [learner(n, Grade("l4-guard", "pass", "", c)) for n, c in (("Anna", guard), ("Ben", guard),
-                                                                          ("Cleo", own))]
+                                                                          ("Cleo", own), ("Dan", own), ("Eve", own))]
     pairs = report.similar(class_)
-    assert set(pairs) == {("Anna", "Ben"), ("Anna", "solutions/l4-guard.py"), ("Ben", "solutions/l4-guard.py")}
-    assert [ex for ex, _ in pairs["Anna", "Ben"]] == ["l4-guard"]
+    # Anna and Ben both copied the solution: listed with it, not once more with each other.
+    assert set(pairs) == {("Anna", "solutions/l4-guard.py"), ("Ben", "solutions/l4-guard.py"), ("Cleo", "Dan"),
+                          ("Cleo", "Eve"), ("Dan", "Eve")}, pairs
+    assert [ex for ex, _ in pairs["Cleo", "Dan"]] == ["l4-guard"]
     report.write(class_, tmp_path)
     index = html.unescape((tmp_path / "index.html").read_text())
-    assert "Anna ~ Ben: l4-guard 100 %" in index and "Cleo ~" not in index
+    assert "Cleo ~ Dan: l4-guard 100 %" in index and "Anna ~ solutions/l4-guard.py: l4-guard 100 %" in index
+    assert "Anna ~ Ben" not in index
 
 
 def test_what_the_notebook_hands_out_in_a_cell_and_an_assemble_step_are_no_copy():

@@ -85,13 +85,19 @@ def similar(class_: list[Learner]) -> dict[tuple[str, str], list[tuple[str, floa
             if file.is_file() else []
         given += [(f"course/{m.relative_to(COURSE).as_posix()}", fingerprint(m.read_text(encoding="utf-8"), ex_id))
                   for m in implementations(ex_id)]
+        pairs = {}
         for n, (a, fa) in enumerate(cells):
             for b, fb in cells[n + 1:] + given:
                 if fa is not None and fb is not None:
                     shares = compare_files(fa, fb)[1]  # against a whole module: how much of the cell is in it
                     share = shares[0] if b.startswith("course/") else min(shares)
                     if share >= SIMILAR:
-                        found.setdefault((a, b), []).append((ex_id, float(share)))
+                        pairs[a, b] = float(share)
+        # Two learners who both copied solutions/ (or the course) are listed with it, not with each other too.
+        sourced = {a for a, b in pairs if b.startswith(("solutions/", "course/"))}
+        for (a, b), share in pairs.items():
+            if not {a, b} <= sourced:
+                found.setdefault((a, b), []).append((ex_id, share))
     return found
 
 
