@@ -112,13 +112,13 @@ def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int) -> None:
         # rule reads them together (a piece's class, the step's call); a piece under review is named, not repeated.
         pieces = [u for u in REGISTRY[ex_id].uses if cells.get(u)]
         code = "\n\n".join([cells[u][-1] for u in pieces] + [copies[-1]])
-        spans, line = [], 1
+        flagged, spans, line = [u for u in pieces if review(cells[u][-1], lesson)], [], 1
         for u in pieces:
-            if review(cells[u][-1], lesson):
+            if u in flagged:
                 spans.append(range(line, line + cells[u][-1].count("\n") + 1))
             line += cells[u][-1].count("\n") + 2
         result = Grade(ex_id, "not yet", "", code, reasons=[f"runs the cell of {u} first, which is under review (see "
-                                                            "there)" for u in pieces if review(cells[u][-1], lesson)])
+                                                            "there)" for u in flagged])
         result.reasons += [r for r in review(code, lesson) if not any(line_of(r) in span for span in spans)]
         if len(copies) > 1:
             result.reasons.insert(0, f"{len(copies)} cells carry the id {ex_id}: the last one is graded, and which "
