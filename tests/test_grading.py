@@ -234,6 +234,29 @@ HONEST = {
 }
 
 
+# Honest stateful classes: `self` changed in any method, reached through an instance (issue 20: `self.n += 1`
+# outside `__init__` was "review").
+COUNT = "class Count:\n    def __init__(self):\n        self.n = 0\n    def add(self, k=1):\n        self.n += k\n" \
+        "        return self.n\n"
+HONEST |= {
+    "a counter whose method changes self": COUNT + "c = Count()\nc.add()\nprint(c.add(2), type(c) is Count, "
+                                           "isinstance(c, Count))\n",
+    "a property setter and a classmethod": "class Budget:\n    def __init__(self, left):\n"
+        "        self.remaining = left\n    @property\n    def left(self):\n        return self.remaining\n"
+        "    @left.setter\n    def left(self, value):\n"
+        "        self.remaining = max(0, value)\n    @classmethod\n    def empty(cls):\n        made = cls(0)\n"
+        "        cls.made = True\n        return made\n    def spend(self, n):\n        self.left = self.left - n\n",
+    "a subclass and super()": COUNT + "class Twice(Count):\n    def add(self, k=1):\n        super().add(k)\n"
+                              "        self.last = k\n        return super().add(k)\n",
+    "a dataclass that keeps a log": "from dataclasses import dataclass, field\n@dataclass\nclass Log:\n"
+        "    seen: list = field(default_factory=list)\n    def keep(self, name: str) -> 'Log':\n"
+        "        self.seen.append(name)\n        self.seen.sort()\n        return self\n"
+        "def make() -> Log:\n    return Log().keep('a')\n",
+    "its own list changed in place": "def only(allowed):\n    keep = list(allowed)\n    keep.sort()\n"
+                                     "    return lambda name, arguments: None if name in keep else 'deny'\n",
+}
+
+
 @pytest.mark.parametrize("source", HONEST.values(), ids=HONEST.keys())
 def test_honest_variants_stay_inside_the_vocabulary(source):
     assert review(source, 4) == []
@@ -247,8 +270,6 @@ def test_honest_variants_stay_inside_the_vocabulary(source):
     ("x = object.__setattr__\n", "`__setattr__`"),
     ("import gc\n", "imports `gc`"),
     ("import math\nmath.isnan = lambda x: False\n", "changes `math`"),
-    ("class Count:\n    def __init__(self):\n        self.n = 0\n    def add(self):\n        self.n += 1\n",
-     "changes `self.n`"),
     ("def f():\n    return (x for x in ()).gi_frame.f_back\n", "frame, code or traceback"),
     ("from course.permissions import refund_limit\n", "never imports it"),
     ("import math" + " " * 3000 + "; import os\n", "characters long"),
@@ -332,13 +353,27 @@ def test_copies_between_learners_and_of_the_solution_are_listed_in_pairs(tmp_pat
     guard = (ROOT / "solutions" / "l4-guard.py").read_text()
     own = "def guard(execute, policy, approver):\n    return execute\n" * 3
     class_ = [learner(n, Grade("l4-guard", "pass", "", c)) for n, c in (("Anna", guard), ("Ben", guard),
-                                                                          ("Cleo", own))]
+                                                                          ("Cleo", own), ("Dan", own), ("Eve", own))]
     pairs = report.similar(class_)
-    assert set(pairs) == {("Anna", "Ben"), ("Anna", "solutions/l4-guard.py"), ("Ben", "solutions/l4-guard.py")}
-    assert [ex for ex, _ in pairs["Anna", "Ben"]] == ["l4-guard"]
+    # Anna and Ben both copied the solution: listed with it, not once more with each other.
+    assert set(pairs) == {("Anna", "solutions/l4-guard.py"), ("Ben", "solutions/l4-guard.py"), ("Cleo", "Dan"),
+                          ("Cleo", "Eve"), ("Dan", "Eve")}, pairs
+    assert [ex for ex, _ in pairs["Cleo", "Dan"]] == ["l4-guard"]
     report.write(class_, tmp_path)
     index = html.unescape((tmp_path / "index.html").read_text())
-    assert "Anna ~ Ben: l4-guard 100 %" in index and "Cleo ~" not in index
+    assert "Cleo ~ Dan: l4-guard 100 %" in index and "Anna ~ solutions/l4-guard.py: l4-guard 100 %" in index
+    assert "Anna ~ Ben" not in index
+
+
+def test_what_the_notebook_hands_out_in_a_cell_and_an_assemble_step_are_no_copy():
+    # Before, two different bodies in l4-guard's handed-out lines were listed, and every learner's assemble
+    # step (the pieces' cells again) made one more pair.
+    stub = report.handed_out(4)["l4-guard"].replace("        raise NotImplementedError\n", "{}")
+    mine = ["        arguments = json.loads(arguments_json)\n        return execute(name, arguments)\n",
+            "        return await approver(name)\n"]  # 82 % alike before: the 11 lines everyone got
+    class_ = [learner(n, Grade("l4-guard", "pass", "", stub.format(body)), Grade("l4-assemble", "pass", "", stub))
+              for n, body in zip(("Anna", "Ben"), mine, strict=True)]
+    assert report.similar(class_) == {}
 
 
 def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it():
@@ -433,10 +468,10 @@ def test_a_verdict_written_on_the_pipe_and_the_pipe_swapped_with_dup2_is_no_pass
     ("time.perf_counter = lambda: 0.0\n", 2, "changes `time`"),  # bound by the lesson's setup, not the cell
     ("agent.time.perf_counter = lambda: 0.0\n", 2, "changes `agent`"),
     # a module reached through another's attribute, then changed: any attribute but `self.x` in __init__ & co
-    ("import statistics\nm = statistics.math\nm.isnan = len\n", 4, "changes `m.isnan`"),
+    ("import statistics\nm = statistics.math\nm.isnan = len\n", 4, "changes `m`"),
     ("import statistics\nfor statistics.math.isnan in [len]:\n    pass\n", 4, "changes `statistics`"),
     ("import statistics\nclass R:\n    def s(self):\n        self.isnan = len\nR.s(statistics.math)\n", 4,
-     "changes `self.isnan`"),
+     "reached through its class"),
     ("class R:\n    def __init__(self, m):\n        self = m\n        self.isnan = len\n", 4, "changes `self.isnan`"),
     ("X = type('X', (), {'_' * 2 + 'eq' + '_' * 2: lambda s, o: True})\n", 4, "three arguments"),
     # lesson 9's `re.compile` is an attribute, not the builtin: seen passing in bubblewrap (os._exit(0) run this way)
@@ -487,3 +522,89 @@ def test_a_half_line_the_checks_own_verdict_completes_is_no_pass(box):
 def test_a_system_module_reached_through_an_alias_of_an_allowed_one_is_flagged(source):
     reasons = review(source, 4)
     assert any("reaches a system module" in r and r.startswith("line ") for r in reasons), reasons
+
+
+# -- the rule's gaps: a method that changes `self` reached through its class, a shared value changed by a
+# method call, a decorator called on a class the setup gives (each gave [] before) ----------------------
+R_INIT = "import statistics\nclass R:\n    def __init__(self):\n        self.isnan = len\n"
+R_ADD = "import statistics\nclass R:\n    def add(self):\n        self.isnan = len\n"
+
+
+@pytest.mark.parametrize("source, why", [
+    (R_INIT + "R.__init__(statistics.math)\n", "`R.__init__`: a method that changes `self`, reached through its class"),
+    (R_INIT.replace("__init__", "__call__") + "R.__call__(statistics.math)\n", "`R.__call__`"),
+    (R_ADD + "R.add(statistics.math)\n", "`R.add`"),
+    (R_ADD + "class S(R):\n    pass\nS.add(statistics.math)\n", "`S.add`"),
+    (R_ADD + "C = R\nC.add(statistics.math)\n", "hands the class `R` on"),
+    (R_ADD + "def f(c):\n    c.add(statistics.math)\nf(R)\n", "hands the class `R` on"),
+    (R_ADD + "type(R()).add(statistics.math)\n", "`type(R())` as a value"),
+    (R_ADD + "c = type(R())\nc.add(statistics.math)\n", "`type(R())` as a value"),
+    (R_ADD + "getattr(R, 'add')(statistics.math)\n", "hands the class `R` on"),
+    (R_ADD + "R.mro()[0].add(statistics.math)\n", "`R.mro`"),
+    (R_ADD + "super(R, R).add(statistics.math)\n", "hands the class `R` on"),
+    (R_ADD + "import functools\nfunctools.partial(R.add, statistics.math)()\n", "`R.add`"),
+    (R_ADD.replace("    def add", "    @classmethod\n    def make(cls):\n        cls.add(statistics.math)\n"
+                   "    def add"), "`cls.add`"),
+    (R_ADD.replace("    def add", "    @staticmethod\n    def add") + "R().add(statistics.math)\n",
+     "changes `self.isnan`"),  # a static method's first argument is whatever it is given
+])
+def test_a_method_that_changes_self_reached_through_its_class_is_flagged(source, why):
+    reasons = review(source, 4)
+    assert any(why in r and r.startswith("line ") for r in reasons), reasons
+
+
+@pytest.mark.parametrize("source, lesson, why", [
+    ("guards.REQUESTS.clear()\n", 8, "changes `guards` with `.clear(...)`"),
+    ("r = guards.REQUESTS\nr.pop('issue_refund')\n", 8, "changes `r` with `.pop(...)`"),
+    ("for r in [guards.REQUESTS]:\n    r.update({})\n", 8, "changes `r` with `.update(...)`"),
+    ("dict.clear(guards.REQUESTS)\n", 8, "changes `guards` with `.clear(...)`"),
+    ("(r := guards.REQUESTS)['issue_refund'] = None\n", 8, "changes `guards`"),
+    ("r = guards.REQUESTS\ndel r['issue_refund']\n", 8, "changes `r`"),
+    ("DEFAULT_INHERITED_ENV_VARS.append('OPENAI_API_KEY')\n", 6, "changes `DEFAULT_INHERITED_ENV_VARS`"),
+    ("list.extend(DEFAULT_INHERITED_ENV_VARS, ['OPENAI_API_KEY'])\n", 6, "changes `DEFAULT_INHERITED_ENV_VARS`"),
+    ("from heapq import heappush\nheappush(DEFAULT_INHERITED_ENV_VARS, 'X')\n", 6, "`heappush` changes its first"),
+    ("import heapq\nh = heapq.heappush\n", 6, "`heappush` changes its first"),
+    ("ToolAnnotations.model_fields.pop('title')\n", 5, "changes `ToolAnnotations`"),
+    ("REPEAT_NOTE.append(1)\n", 2, "changes `REPEAT_NOTE`"),
+])
+def test_a_method_call_that_changes_what_the_setup_gives_is_flagged(source, lesson, why):
+    reasons = review(source, lesson)
+    assert any(why in r and r.startswith("line ") for r in reasons), reasons
+
+
+@pytest.mark.parametrize("source, lesson", [
+    ("from dataclasses import dataclass\ndataclass(Policy)\n", 4),
+    ("import dataclasses\ndataclasses.dataclass(eq=False)(Limits)\n", 4),
+    ("from dataclasses import dataclass\nd = dataclass(frozen=True)\nd(Limits)\n", 4),
+    ("import functools\nfunctools.total_ordering(Limits)\n", 2),
+    ("import functools\nlist(map(functools.total_ordering, [Limits]))\n", 2),
+    ("import typing\ntyping.final(Policy)\n", 4),
+    ("from functools import total_ordering as t\nt(ScriptedModel)\n", 2),
+])
+def test_a_decorator_called_on_a_class_the_setup_gives_is_flagged(source, lesson):
+    reasons = review(source, lesson)
+    assert any("not as a decorator of the cell's own class" in r and r.startswith("line 2") for r in reasons), reasons
+
+
+def test_a_decorator_on_the_cells_own_class_stays_inside_the_vocabulary():
+    source = ("import functools\nfrom dataclasses import dataclass\n@functools.total_ordering\n"
+              "@dataclass(frozen=True)\nclass Price:\n    cents: int\n    def __lt__(self, other):\n"
+              "        return self.cents < other.cents\nclass Raw:\n    pass\nRaw = dataclass(Raw)\n")
+    reasons = review(source, 4)
+    assert not [r for r in reasons if "decorator" in r] and any("`__lt__`" in r for r in reasons), reasons
+
+
+def test_an_assemble_step_names_a_piece_under_review_once_and_still_reads_the_pieces_with_its_own_cell():
+    from course.exercises import load_all
+    from course.grading.runner import prepare
+
+    load_all()
+    anna = Learner("Anna", Path("Anna.ipynb"), 4)
+    piece = "class R:\n    def add(self):\n        self.isnan = len\n"  # inside the vocabulary on its own
+    prepare(anna, {"l4-refund-limit": ["import sys\n"], "l4-policy": [piece],
+                   "l4-assemble": ["# EXERCISE l4-assemble\nimport statistics\nR.add(statistics.math)\n"]}, 4)
+    step = {r.id: r for r in anna.results}["l4-assemble"]
+    assert step.reasons[0] == "runs the cell of l4-refund-limit first, which is under review (see there)"
+    assert not any("`sys`" in r for r in step.reasons), step.reasons  # said once, on l4-refund-limit's page
+    (call,) = [r for r in step.reasons if "`R.add`" in r]  # the piece's class, the step's call: read together
+    assert step.code.split("\n")[int(call.split(":")[0].removeprefix("line ")) - 1] == "R.add(statistics.math)"

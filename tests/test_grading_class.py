@@ -68,6 +68,12 @@ FOUR |= {  # seen passing in bubblewrap: os._exit through a match pattern, math.
     "a module in a tuple changed": ASK4 + "import math\n(math,)[0].isnan = lambda x: True\n",
     "functools.wraps onto a module": ASK4 + "import math, functools\nclass M:\n"
                                      "    isnan = staticmethod(lambda x: True)\nfunctools.wraps(M)(math)\n",
+    # seen passing in bubblewrap: a method that changes `self` called through its class, on a module
+    "__init__ through the class": ASK4 + "import statistics\nclass R:\n    def __init__(self):\n"
+                                  "        self.isnan = lambda x: True\nR.__init__(statistics.math)\n",
+    "a method through the class": ASK4 + "import statistics\nclass R:\n    def add(self):\n"
+                                  "        self.isnan = lambda x: True\nclass S(R):\n    pass\n"
+                                  "S.add(statistics.math)\n",
 }
 SIX = forgeries("l6-to-openai", "course.exercises.lesson6", WRONG6,
                 "import course.host\nto_openai = course.host.convert.to_openai_tool")

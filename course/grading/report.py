@@ -13,13 +13,15 @@ import json
 import unicodedata
 from dataclasses import asdict
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from course.grading.runner import SOLUTIONS, Grade, Learner
+from course.exercises import load_all
+from course.grading.runner import SOLUTIONS, Grade, Learner, exercise_cells
 
 COURSE = SOLUTIONS.parent / "course"
 WRAP = 100
@@ -52,38 +54,63 @@ def status(r: Grade, feedback: dict) -> str:
 
 def similar(class_: list[Learner]) -> dict[tuple[str, str], list[tuple[str, float]]]:
     """{(learner, other): [(exercise, share)]} of the cells that earned a pass or a review and are more than
-    SIMILAR alike: between learners, with solutions/, and with the course's own implementation of the piece."""
+    SIMILAR alike: between learners, with solutions/, and with the course's own implementation of the piece. What
+    the notebook hands out in the cell (an assemble step's scaffold, say) is everyone's: copydetect's boilerplate."""
     from copydetect import CodeFingerprint, compare_files  # type: ignore[import-untyped]
 
-    def fingerprint(code: str):
+    stubs: dict[str, list] = {}
+
+    def fingerprint(code: str, ex_id: str, boilerplate=None):
+        if boilerplate is None and ex_id not in stubs:
+            stub = fingerprint(handed_out(load_all()[ex_id].lesson).get(ex_id, ""), ex_id, [])
+            stubs[ex_id] = list(stub.hashes) if stub is not None else []
         try:
-            return CodeFingerprint("cell.py", 10, 1, filter=True, language="python", fp=io.StringIO(code))
+            made = CodeFingerprint("cell.py", 10, 1, stubs[ex_id] if boilerplate is None else boilerplate, True,
+                                   "python", fp=io.StringIO(code))
         except Exception:  # too short to fingerprint
             return None
+        return made if len(made.hashes) else None  # all of it handed out: nobody's to copy
 
     by_id: dict[str, list[tuple[str, object]]] = {}
     for learner in class_:
         for r in learner.results:
-            if r.code and r.scored and not learner.problem and r.status in ("pass", "review"):
-                by_id.setdefault(r.id, []).append((learner.name, fingerprint(r.code)))
+            # An assemble step's code is its pieces' (compared on their own): listed again, it is only noise.
+            if r.code and r.scored and not learner.problem and r.status in ("pass", "review") and \
+                    not load_all()[r.id].uses:
+                by_id.setdefault(r.id, []).append((learner.name, fingerprint(r.code, r.id)))
     found: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for ex_id, cells in by_id.items():
         file = SOLUTIONS / f"{ex_id}.py"
-        given = [("solutions/" + file.name, fingerprint(file.read_text(encoding="utf-8")))] if file.is_file() else []
-        given += [(f"course/{m.relative_to(COURSE).as_posix()}", fingerprint(m.read_text(encoding="utf-8")))
+        given = [("solutions/" + file.name, fingerprint(file.read_text(encoding="utf-8"), ex_id))] \
+            if file.is_file() else []
+        given += [(f"course/{m.relative_to(COURSE).as_posix()}", fingerprint(m.read_text(encoding="utf-8"), ex_id))
                   for m in implementations(ex_id)]
+        pairs = {}
         for n, (a, fa) in enumerate(cells):
             for b, fb in cells[n + 1:] + given:
                 if fa is not None and fb is not None:
                     shares = compare_files(fa, fb)[1]  # against a whole module: how much of the cell is in it
                     share = shares[0] if b.startswith("course/") else min(shares)
                     if share >= SIMILAR:
-                        found.setdefault((a, b), []).append((ex_id, float(share)))
+                        pairs[a, b] = float(share)
+        # Two learners who both copied solutions/ (or the course) are listed with it, not with each other too.
+        sourced = {a for a, b in pairs if b.startswith(("solutions/", "course/"))}
+        for (a, b), share in pairs.items():
+            if not {a, b} <= sourced:
+                found.setdefault((a, b), []).append((ex_id, share))
     return found
 
 
+@cache
+def handed_out(lesson: int) -> dict[str, str]:
+    """{exercise id: its cell as the lesson's notebook hands it out}."""
+    import nbformat
+
+    found = sorted((SOLUTIONS.parent / "notebooks").glob(f"{lesson:02d}_*.ipynb"))
+    return {i: c[-1] for i, c in exercise_cells(nbformat.read(found[0], as_version=4)).items()} if found else {}
+
+
 def implementations(ex_id: str) -> list[Path]:
-    from course.exercises import load_all
 
     registry = load_all()
     needs = registry[ex_id].needs if ex_id in registry else []

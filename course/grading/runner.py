@@ -108,15 +108,29 @@ def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int) -> None:
             learner.results.append(Grade(ex_id, "no cell", f"no cell starting with `# EXERCISE {ex_id}` (deleted, "
                                                             "or its first line changed?)."))
             continue
-        # An assemble step (its exercise `uses` others) runs after the cells of the pieces it assembles.
-        code = "\n\n".join([cells[u][-1] for u in REGISTRY[ex_id].uses if cells.get(u)] + [copies[-1]])
-        result = Grade(ex_id, "not yet", "", code, reasons=review(code, lesson))
+        # An assemble step (its exercise `uses` others) runs after the cells of the pieces it assembles, and the
+        # rule reads them together (a piece's class, the step's call); a piece under review is named, not repeated.
+        pieces = [u for u in REGISTRY[ex_id].uses if cells.get(u)]
+        code = "\n\n".join([cells[u][-1] for u in pieces] + [copies[-1]])
+        flagged, spans, line = [u for u in pieces if review(cells[u][-1], lesson)], [], 1
+        for u in pieces:
+            if u in flagged:
+                spans.append(range(line, line + cells[u][-1].count("\n") + 1))
+            line += cells[u][-1].count("\n") + 2
+        result = Grade(ex_id, "not yet", "", code, reasons=[f"runs the cell of {u} first, which is under review (see "
+                                                            "there)" for u in flagged])
+        result.reasons += [r for r in review(code, lesson) if not any(line_of(r) in span for span in spans)]
         if len(copies) > 1:
             result.reasons.insert(0, f"{len(copies)} cells carry the id {ex_id}: the last one is graded, and which "
                                      "one the notebook ran is not known")
         learner.results.append(result)
     learner.results += [Grade(i, "not yet", f"unknown exercise id; this lesson's ids: {', '.join(ids)}.",
                               cells[i][-1], scored=False) for i in cells if i not in ids]
+
+
+def line_of(reason: str) -> int:
+    number = reason.removeprefix("line ").partition(":")[0]
+    return int(number) if number.isdigit() else 0
 
 
 def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path | None = None, lesson: int | None = None,

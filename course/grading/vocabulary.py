@@ -15,6 +15,7 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 
 from course.exercises import REGISTRY, load_all
+from course.grading.changes import changes, own_attributes, root, shared_names, unbound
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
 LONG_LINE = 200
@@ -188,22 +189,6 @@ def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> None
             found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
 
 
-def own_attributes(tree: ast.AST) -> set[int]:
-    """The `self.x` a cell's `__init__`, `__post_init__` and `__call__` set: the object is one it makes (a module
-    passed to another method as its `self` would be changed), and `self` is never bound to something else."""
-    ids = set()
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-        for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name in PLAIN_DUNDERS):
-            params = fn.args.posonlyargs + fn.args.args
-            inside = list(ast.walk(fn))
-            if params and not any(isinstance(n, ast.Name) and n.id == params[0].arg and isinstance(n.ctx, ast.Store)
-                                  or isinstance(n, ast.arg) and n is not params[0] and n.arg == params[0].arg
-                                  for n in inside):
-                ids |= {id(n) for n in inside if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-                        and n.value.id == params[0].arg}
-    return ids
-
-
 def review(source: str, lesson: int) -> list[str]:
     """Why a mentor should read this cell before its verdict counts ("line N: ..."); [] if none."""
     vocab, found = vocabulary(lesson), []
@@ -220,7 +205,10 @@ def review(source: str, lesson: int) -> list[str]:
             found.append(f"line {number}: a non-ASCII identifier (Python reads it as `{word.removeprefix('.')}`)")
     imports_reviewed(tree, vocab, found)
     own, roots = bindings(tree), set[int]()
-    bound, mine = {**vocab.given, **own}, own_attributes(tree)  # the setup's names count as imported
+    bound = {**vocab.given, **own}  # the setup's names count as imported
+    mine, classes, methods = own_attributes(tree)
+    shared = shared_names(tree, bound)
+    found += unbound(tree, classes, methods) + changes(tree, shared, bound)
     literal = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and attributes(n)}  # getattr(x, "name")
     builtin = set(vars(builtins))
     for number, word in words(tree):
@@ -250,14 +238,12 @@ def review(source: str, lesson: int) -> list[str]:
                 len(node.args) == 3:
             found.append(f"line {at}: `type` with three arguments builds a class whose methods the rule cannot read")
         if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
-            base: ast.expr = node
-            while isinstance(base, ast.Attribute | ast.Subscript):
-                base = base.value
-            if isinstance(base, ast.Name) and base.id in bound:
-                found.append(f"line {at}: changes `{base.id}`, which it imported (the check uses it too)")
+            if root(node) in shared:
+                found.append(f"line {at}: changes `{root(node)}`, which the setup or an import gives (the check uses "
+                             "it too)")
             elif isinstance(node, ast.Attribute) and id(node) not in mine:
                 found.append(f"line {at}: changes `{ast.unparse(node)}`, an attribute of something the cell did "
-                             "not make (only `self.x = ...` in `__init__`, `__post_init__` or `__call__` is inside "
+                             "not make (only `self.x = ...` in a method of the cell's own class is inside "
                              "the vocabulary)")
         for name in {a for a in attributes(node) if a in ATTRIBUTE_REACH and "." + a not in vocab.specials}:
             # `d = dataclasses; d.sys.modules[...]`: an alias the chain below cannot follow
