@@ -54,7 +54,19 @@ lint: $(DEV)
 JOBS ?= auto
 TEST_REPORT := .cache/make-test.xml
 
-test: lint $(MCP1)
+# Two node packages the tests run: the hub's proxy (tests/test_hub*.py) and the reference "everything" MCP server
+# (lesson 9's interop test). npm fetches them like any package; without npm those tests say what to install.
+CHP        := .cache/chp/node_modules/.bin/configurable-http-proxy
+EVERYTHING := .cache/everything/node_modules/.bin/mcp-server-everything
+NODE_TOOLS := $(if $(shell command -v npm 2>/dev/null),$(CHP) $(EVERYTHING))
+
+$(CHP):
+	npm install --silent --no-audit --no-fund --prefix .cache/chp configurable-http-proxy@5
+
+$(EVERYTHING):
+	npm install --silent --no-audit --no-fund --prefix .cache/everything @modelcontextprotocol/server-everything@2026.8.31
+
+test: lint $(MCP1) $(NODE_TOOLS)
 	@mkdir -p $(dir $(TEST_REPORT))
 	$(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 \

@@ -178,7 +178,7 @@ def require_hub() -> None:
         unavailable("JupyterHub is not installed in the course's venv (`make test` installs the dev set).")
     if proxy_command() is None:
         unavailable("configurable-http-proxy is missing: `npm install --prefix .cache/chp configurable-http-proxy`"
-                    " (.ci/run does it).")
+                    " (`make test` does it when npm is there).")
 
 
 def remove_accounts(names) -> None:

@@ -31,7 +31,7 @@ from course.host.tasks import HostTasks
 EVERYTHING = Path(__file__).resolve().parents[1] / ".cache" / "everything" / "node_modules" / ".bin" / \
     "mcp-server-everything"
 INSTALL_EVERYTHING = ("npm install --prefix .cache/everything "
-                      "@modelcontextprotocol/server-everything@2026.8.31")  # as .ci/run does
+                      "@modelcontextprotocol/server-everything@2026.8.31")  # as `make test` does
 
 MCP1_PYTHON = Path(sys.prefix) / "mcp1" / "bin" / "python"  # the shared venv's mcp 1.x venv
 
@@ -82,7 +82,8 @@ def test_an_mcp_1x_client_answers_the_lessons_elicitation_over_stdio(tmp_path):
 def everything_server():
     if not EVERYTHING.exists():
         if os.environ.get("CI"):
-            pytest.fail(f"the reference everything server is missing in CI: {INSTALL_EVERYTHING} (.ci/run does it)")
+            pytest.fail(f"the reference everything server is missing in CI: {INSTALL_EVERYTHING} "
+                        "(`make test` does it when npm is there)")
         pytest.skip(f"the reference everything server is not installed: `{INSTALL_EVERYTHING}`")
     return stdio_command(str(EVERYTHING), "stdio")
 
