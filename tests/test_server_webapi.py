@@ -417,10 +417,12 @@ async def test_a_connect_failure_refunds_but_a_timeout_keeps_the_reservation(stu
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
     unreachable = WebAPI(closed, budget=10)
     result = await call(unreachable, "search", query="kettle")
+    await unreachable.aclose()
     assert result.is_error and "cannot be reached" in text(result) and unreachable.budget.spent == 0
     stub.delay = 0.5
     slow = WebAPI(stub.url, budget=10, timeout=0.1)
     result = await call(slow, "search", query="kettle")
+    await slow.aclose()
     stub.settle()
     assert "did not answer" in text(result) and slow.budget.spent == SEARCH == 1000 - stub.credits
 
