@@ -18,8 +18,10 @@ from typing import Any
 
 import openai
 
-from course.model_id import MODEL, model_id  # noqa: F401 (re-exported: course.backend.MODEL, model_id)
+from course.model_id import MODEL, model_id  # re-exported: course.backend.MODEL, model_id
 from course.scripted import Rule, ScriptedModel, Turn
+
+__all__ = ["MODEL", "connect", "model_id"]
 
 
 def backend_kind() -> str:

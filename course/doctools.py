@@ -19,6 +19,8 @@ from course.errors import ToolFailure
 from course.search import DocIndex
 from course.tools import Tool, Toolbox
 
+__all__ = ["DocTools"]
+
 MAX_K = 5
 PATH_LIKE = re.compile(r"[/\\]|\.\.|^~|^[A-Za-z]:")  # a separator, a parent, a home or a drive
 

@@ -15,6 +15,8 @@ Two kinds, with two audiences:
 
 from __future__ import annotations
 
+__all__ = ["ServerError"]
+
 
 class CourseError(Exception):
     """The base of every exception the course raises on purpose."""

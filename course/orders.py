@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from course.errors import ToolFailure
 from course.tools import Toolbox, tool
 
+__all__ = ["OrderLookup", "find_orders", "get_order_status", "orders", "shop_toolbox"]
+
 SHOP_DATE = "2026-11-20"  # the shop's "today" (not the calendar's), so every run gives the same answers
 
 _ORDERS = {

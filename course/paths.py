@@ -22,6 +22,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+__all__ = ["DATA", "ROOT", "WORK"]
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"  # the shop's policy documents (lesson 3)
 APP = "llm-mcp-course"

@@ -32,6 +32,8 @@ from typing import Any, Literal, get_args
 from course.errors import RuleError
 from course.show import printable
 
+__all__ = ["DecisionLog", "Policy"]
+
 Risk = Literal["read", "write"]
 Decision = Literal["allow", "deny", "ask"]
 # A rule looks at one call and returns a decision, or None to leave it to the next rule.

@@ -34,6 +34,8 @@ from course.orders import SHOP_DATE, OrderLookup
 from course.orders import orders as seed_orders
 from course.tools import Tool
 
+__all__ = ["ShopStore", "write_atomically"]
+
 DEFAULT_NAME = "shop.json"
 LOCK_TIMEOUT = 30.0  # seconds a change waits for another one to finish: a stuck process gets a message, not a hang
 NEW_FILE_MODE = 0o644  # mkstemp makes 0600 files; a store is an ordinary file the learner may open

@@ -18,6 +18,8 @@ from pydantic import BaseModel, ValidationError
 from course.arguments import parse_arguments
 from course.errors import BadArguments, ToolFailure
 
+__all__ = ["ToolFailure", "Toolbox", "tool"]
+
 # What runs a model's call: `execute(name, arguments_json)` -> text, or an awaitable of it.
 Execute = Callable[[str, str], Union[str, Awaitable[str]]]
 

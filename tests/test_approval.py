@@ -529,7 +529,8 @@ def test_a_program_whose_terminal_question_timed_out_exits_without_waiting_for_e
         if child.poll() is None:
             child.kill()
         out, err = child.stdout.read(), child.stderr.read()
-        child.stdin.close()
+        for pipe in (child.stdin, child.stdout, child.stderr):
+            pipe.close()
     assert child.returncode == 0, err
     assert "nobody approved this action in time" in out
 

@@ -55,17 +55,17 @@ def test_the_model_id_is_defined_once_and_can_be_overridden(clean_env):
 
 
 def test_the_scripted_model_serves_a_story_to_other_processes():
-    server = subprocess.Popen([sys.executable, "-m", "course.scripted", "course.stories.lesson1:order_status"],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        url = server.stdout.readline().split()[-1]
-        client = openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0)
-        r = client.chat.completions.create(model="gpt-5.5", messages=[{"role": "user", "content": "Where is A1001?"}],
-                                           tools=shop_toolbox().definitions())
-        assert r.choices[0].message.tool_calls[0].function.arguments == '{"order_id": "A1001"}'
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with subprocess.Popen([sys.executable, "-m", "course.scripted", "course.stories.lesson1:order_status"],
+                          stdout=subprocess.PIPE, text=True) as server:  # the `with` closes its pipe
+        try:
+            url = server.stdout.readline().split()[-1]
+            with openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0) as client:
+                r = client.chat.completions.create(model="gpt-5.5", tools=shop_toolbox().definitions(),
+                                                   messages=[{"role": "user", "content": "Where is A1001?"}])
+            assert r.choices[0].message.tool_calls[0].function.arguments == '{"order_id": "A1001"}'
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
 
 
 def test_a_server_that_is_not_running_falls_back_to_the_scripted_model_with_a_hint(clean_env, capsys):

@@ -87,3 +87,15 @@ def test_the_suite_figure_is_the_junit_files_wall_time_with_its_slowest_items_an
     assert not suite.figures(xml)[0].missed
     (missing,) = suite.figures(tmp_path / "none.xml")
     assert missing.missed and "run `make test` first" in missing.verdict()
+
+
+def test_the_suite_figure_of_a_run_that_failed_items_is_a_failure_and_it_names_skips_and_the_runs_start(tmp_path):
+    from bench import suite
+
+    xml = tmp_path / "make-test.xml"
+    xml.write_text('<testsuites><testsuite name="pytest" tests="3" failures="1" errors="0" skipped="1" time="40.0" '
+                   'timestamp="2026-12-02T15:46:09.5"><testcase classname="a" name="b" time="1"/></testsuite>'
+                   '</testsuites>')
+    total = suite.figures(xml)[0]
+    assert total.missed and "1 item(s) failed" in total.verdict()  # 40 s, well under the goal, yet no pass
+    assert "1 skipped" in total.name and "run 2026-12-02 15:46" in total.name

@@ -1,6 +1,6 @@
 """The notebooks import only the course's public API (CONTRIBUTING.md, "What may change"): from a package, a
 name its `__init__` lists in `__all__` (or one of its modules); from a module that declares `__all__`, a name
-it lists. Modules that declare nothing yet are named in UNDECLARED, which may only shrink."""
+it lists. Every module a notebook imports from declares its `__all__`: nothing counts as public by default."""
 
 from __future__ import annotations
 
@@ -13,18 +13,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
-
-# Modules the notebooks import from that have no `__all__` yet: whatever they hold counts as shown. Give one an
-# `__all__` (what the notebooks use), then delete its line here; the last test fails on a line no longer needed.
-UNDECLARED = {
-    "course.backend", "course.doctools", "course.errors", "course.host.screening",
-    "course.host.trace", "course.orders", "course.paths", "course.permissions", "course.architecture.attacks",
-    "course.servers.docs", "course.classroom.endpoint", "course.architecture.gateway", "course.architecture.local_http",
-    "course.servers.stub_api", "course.servers.wire", "course.store", "course.stories.lesson1",
-    "course.stories.lesson2", "course.stories.lesson3", "course.stories.lesson4", "course.stories.lesson6",
-    "course.stories.lesson7", "course.stories.lesson8", "course.tools",
-}
-
 
 def imports_of(notebook: Path) -> list[tuple[str, str]]:
     """(module, name) for every `from course... import name` in the notebook's code cells."""
@@ -49,7 +37,7 @@ def private(module_name: str, name: str) -> str | None:
         return None  # a module of the package: a room, public where its own names are
     declared = getattr(module, "__all__", None)
     if declared is None:
-        return None if module_name in UNDECLARED else f"{module_name} declares no __all__"
+        return f"{module_name} declares no __all__"
     return None if name in declared else f"{name} is not in {module_name}.__all__"
 
 
@@ -65,9 +53,3 @@ def test_a_name_left_out_of_all_is_caught():
     assert private("course.agent", "loop") is None  # a module of the package
     assert private("course.agent", "Path") == "Path is not in course.agent.__all__"  # imported there, not its API
     assert private("course.agent.loop", "run_agent") == "course.agent.loop declares no __all__"
-
-
-def test_every_undeclared_module_is_still_imported_by_a_notebook_and_still_declares_nothing():
-    used = {module for notebook in NOTEBOOKS for module, _ in imports_of(notebook)}
-    stale = sorted(m for m in UNDECLARED if m not in used or hasattr(importlib.import_module(m), "__all__"))
-    assert stale == [], f"delete these lines from UNDECLARED: {stale}"

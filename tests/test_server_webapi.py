@@ -35,8 +35,10 @@ def naps():
 
 
 @pytest.fixture
-def api(stub, naps):
-    return WebAPI(stub.url, budget=20, timeout=2.0, sleep=naps)
+async def api(stub, naps):
+    api = WebAPI(stub.url, budget=20, timeout=2.0, sleep=naps)
+    yield api
+    await api.aclose()  # its connection pool: open sockets otherwise, until Python collects them
 
 
 async def call(api: WebAPI, name: str, **arguments):
@@ -338,6 +340,7 @@ async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
             async with anyio.create_task_group() as tg:
                 for i in range(50):
                     tg.start_soon(one, i)
+    await api.aclose()
     assert len(results) == 50
     assert sum(not r.is_error for r in results) == 7
     assert all("budget is spent" in text(r) for r in results if r.is_error)
@@ -417,10 +420,12 @@ async def test_a_connect_failure_refunds_but_a_timeout_keeps_the_reservation(stu
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
     unreachable = WebAPI(closed, budget=10)
     result = await call(unreachable, "search", query="kettle")
+    await unreachable.aclose()
     assert result.is_error and "cannot be reached" in text(result) and unreachable.budget.spent == 0
     stub.delay = 0.5
     slow = WebAPI(stub.url, budget=10, timeout=0.1)
     result = await call(slow, "search", query="kettle")
+    await slow.aclose()
     stub.settle()
     assert "did not answer" in text(result) and slow.budget.spent == SEARCH == 1000 - stub.credits
 

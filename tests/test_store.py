@@ -143,16 +143,16 @@ with ShopStore(sys.argv[1])._locked():
 
 def test_a_change_waits_for_another_process_and_gives_up_with_a_message_instead_of_hanging(store):
     store.load()
-    other = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(store.path)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, env=os.environ | {"PYTHONPATH": str(paths.ROOT)})
-    try:
-        assert other.stdout.readline() == "holding\n"
-        store.lock_timeout = 0.2
-        with pytest.raises(StoreError, match="busy for 0.2 s: another program is changing it"):
-            store.issue_refund("A1004", 10, "Chair broke.")
-    finally:
-        other.stdin.close()
-        other.wait(30)
+    with subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(store.path)], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True, env=os.environ | {"PYTHONPATH": str(paths.ROOT)}) as other:
+        try:  # the `with` closes its pipes
+            assert other.stdout.readline() == "holding\n"
+            store.lock_timeout = 0.2
+            with pytest.raises(StoreError, match="busy for 0.2 s: another program is changing it"):
+                store.issue_refund("A1004", 10, "Chair broke.")
+        finally:
+            other.stdin.close()
+            other.wait(30)
     assert store.refunded("A1004") == 0
     store.issue_refund("A1004", 10, "Chair broke.")  # the other process is gone: the lock is free
     assert store.refunded("A1004") == 10

@@ -29,6 +29,17 @@ from mcp.types import ToolAnnotations
 from course import paths
 from course.servers.stub_api import StubAPI
 
+__all__ = [
+    "EVIL_PAGE",
+    "REWORDED_DESCRIPTION",
+    "PoisonedWeb",
+    "poisoned_docs",
+    "relay_server",
+    "rug_pull_server",
+    "title_pull_server",
+    "weather_server",
+]
+
 STOLEN_REFUND = {"order_id": "A1003", "amount": 54.0, "reason": "goodwill gesture"}
 
 

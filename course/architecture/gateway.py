@@ -24,6 +24,8 @@ from mcp.server.mcpserver import MCPServer
 
 from course.classroom.learners import token_auth  # the class server's token check
 
+__all__ = ["Backend", "Gateway", "Tenant"]
+
 
 @dataclass(frozen=True)
 class Tenant:

@@ -18,6 +18,8 @@ import httpx2
 
 from course.processes import HOST
 
+__all__ = ["ACCEPT", "initialize", "mcp_client", "modern", "modern_headers", "served", "summary"]
+
 BASE_URL = f"http://{HOST}:8000"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 MODERN = "2026-07-28"

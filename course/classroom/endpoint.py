@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from course.servers.auth import TOKEN_ENV
 from course.servers.launch import http_server
 
+__all__ = ["docs_endpoint"]
+
 URL_ENV = "COURSE_MCP_URL"
 
 

@@ -216,8 +216,25 @@ def run_async(make_coroutine, limit: float = 10.0, hint: str = WAITS) -> Any:
     if thread.is_alive() or isinstance(box.get("error"), TimeoutError | asyncio.TimeoutError):
         raise NotYet(f"your function did not finish within {limit:g} s.", hint)
     if "error" in box:
+        close_unawaited(box["error"])
         raise box["error"]
     return box["value"]
+
+
+def close_unawaited(error: BaseException | None) -> None:
+    """Close the coroutines the learner's code made and never awaited (`execute(...)` with no `await`): the
+    failure's traceback keeps them alive, so Python's "never awaited" warning would come when they are collected,
+    in whatever runs then. The verdict says what was forgotten instead."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        tb = error.__traceback__
+        while tb is not None:
+            for value in list(tb.tb_frame.f_locals.values()):
+                if inspect.iscoroutine(value) and inspect.getcoroutinestate(value) == inspect.CORO_CREATED:
+                    value.close()
+            tb = tb.tb_next
+        error = error.__cause__ or error.__context__
 
 
 def check(id: str, namespace: dict | None = None, *, seed: int | None = None) -> None:

@@ -189,6 +189,8 @@ class Sandbox:
             why = str(e) if isinstance(e, SandboxError) else f"it sent a malformed answer ({type(e).__name__})"
         finally:
             kill(child)
+            if child.stdout is not None:  # what a stalled or killed worker left unread: the pipe is ours to close
+                child.stdout.close()
             if self.mode == "process":
                 shutil.rmtree(home, ignore_errors=True)
         if why or len(answers) < len(exercises):

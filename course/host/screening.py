@@ -19,6 +19,8 @@ import mcp.types as types
 from course.approval.display import lookalikes, shown
 from course.show import printable
 
+__all__ = ["flags", "stdio_review"]
+
 MAX_DESCRIPTION = 1000  # characters: a longer description hides more than it explains
 ORDERS = re.compile(r"<\s*/?\s*(important|system|instructions?)\s*>|\bignore (all |any )?(previous|prior|other)\b"
                     r"|\bdo not (tell|mention|inform|show)\b|\bbefore (answering|you answer|using|calling)\b"

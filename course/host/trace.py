@@ -28,6 +28,8 @@ from course.scripted import Rule, ToolCall
 from course.servers.wire import recorded
 from course.show import printable
 
+__all__ = ["Trace", "sequence_diagram"]
+
 # What the model and the host do, between the wire messages ("->" host to server, "<-" back).
 USER, ASKS_MODEL, MODEL_SAYS, CHECK, ANSWER = "user", "asks model", "model says", "check", "answer"
 

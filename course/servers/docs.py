@@ -37,6 +37,8 @@ from course.servers.policy_resources import add_prompts, add_resources
 from course.servers.serving import command_line, serve
 from course.servers.strict import StrictServer
 
+__all__ = ["add_document_tools", "build_server", "index_in_background", "run_course_tool"]
+
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 # Changes something, destroys nothing: a new ticket leaves every existing record as it was.
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)

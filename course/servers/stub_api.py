@@ -30,6 +30,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from course.servers.stub_data import PAGES, news, search
 
+__all__ = ["StubAPI"]
+
 
 class StubAPI:
     """The stub service in a background thread: `with StubAPI() as api: ... api.url ...`.

@@ -17,6 +17,8 @@ from typing import Any
 
 import anyio
 
+__all__ = ["recorded"]
+
 
 def as_wire_json(item: Any) -> Any:
     message = getattr(item, "message", item)  # a SessionMessage wraps the JSON-RPC message

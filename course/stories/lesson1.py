@@ -7,6 +7,8 @@ import json
 from course.orders import ORDER_ID
 from course.scripted import ToolCall, call, last_user_text, offered_tools, tool_results
 
+__all__ = ["order_status"]
+
 
 def order_status(body: dict) -> str | ToolCall | list[ToolCall]:
     """Look up every order number the customer mentions (in parallel), then answer from the results."""

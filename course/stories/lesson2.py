@@ -9,6 +9,8 @@ from course.orders import ORDER_ID
 from course.scripted import ToolCall, call, offered_tools, tool_results
 from course.scripted import last_user_text as question  # the customer's latest message; notes excluded
 
+__all__ = ["latest_order", "restless", "stubborn", "thorough"]
+
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.IGNORECASE)
 
 

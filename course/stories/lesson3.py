@@ -8,6 +8,8 @@ import re
 from course.scripted import ToolCall, call, offered_tools
 from course.stories.lesson2 import question, tool_results
 
+__all__ = ["document_search"]
+
 
 def document_search(body: dict) -> str | ToolCall:
     """search_docs with the customer's question, then read_section of the top hit, then answer citing

@@ -18,6 +18,8 @@ from course.orders import ORDER_ID
 from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
 from course.stories.lesson2 import question
 
+__all__ = ["support_desk"]
+
 ACTIONS = {"refund": "issue_refund", "cancel": "cancel_order", "ticket": "create_ticket"}
 VERB = {"issue_refund": "refund", "cancel_order": "cancel", "create_ticket": "open a ticket for"}
 LOOKUPS = ("get_order_record", "get_order_status")

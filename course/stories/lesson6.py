@@ -20,6 +20,8 @@ from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
 from course.stories.lesson2 import question
 from course.stories.lesson4 import parallel, parsed
 
+__all__ = ["refund_desk"]
+
 MONEY_BACK = re.compile(r"\b(refund|money back|reimburse)", re.IGNORECASE)
 BROKEN = re.compile(r"\b(broken|damaged|cracked|faulty|defective)\b", re.IGNORECASE)
 

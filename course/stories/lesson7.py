@@ -14,6 +14,8 @@ from course.scripted import ToolCall, call, offered_tools, tool_calls_since_user
 from course.stories.lesson2 import question
 from course.stories.lesson4 import parsed
 
+__all__ = ["policy_desk"]
+
 
 def policy_desk(body: dict) -> str | ToolCall:
     offered, done = offered_tools(body), tool_calls_since_user(body)

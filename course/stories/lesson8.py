@@ -19,6 +19,8 @@ import re
 
 from course.scripted import ToolCall, call, last_user_text, offered_tools, raw_call, tool_calls_since_user
 
+__all__ = ["desk", "gullible"]
+
 ATTACHED = re.compile(r'<resource uri="([^"]+)">\n(.*?)\n</resource>', re.DOTALL)
 INSTRUCTION = re.compile(r"call (\w+) with (\{[^{}]*\})", re.IGNORECASE)
 URL = re.compile(r"https?://[^\s)]+")
