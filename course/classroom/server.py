@@ -109,14 +109,19 @@ def build_app(learners: dict[str, str] | TokensFile, *, data: Path, host: str = 
                webapi.build_server(ForLearner("api"), token=verifier)]
     StoreLanes(lambda: current().learner).take(servers[0], [t.name for t in shop.read_tools() + shop.write_tools()])
     security = transport_security(host, list(allow_hosts))
-    share = InFlightLimit(in_flight, waiting, streams=sessions)  # one for both endpoints: the share is the learner's
+    def refused(learner: str, method: str, tool: str | None, limit: str) -> None:
+        """In the learner's call log, so `make class-status` shows the teacher who floods."""
+        spaces[learner].record(method, tool, False, 0.0, refused=limit)
+
+    # One for both endpoints: the share is the learner's.
+    share = InFlightLimit(in_flight, waiting, streams=sessions, on_refused=refused)
     apps = []
     for server in servers:
         server.middleware.extend([share, LearnerMiddleware(spaces)])  # a refused request costs no workspace work
         apps.append(server.streamable_http_app(streamable_http_path=PATH, transport_security=security, host=host,
                                                session_idle_timeout=idle_seconds,
                                                max_sessions=sessions * (len(known) + LATE_LEARNERS)))
-        cap_per_learner(server.session_manager, sessions)
+        cap_per_learner(server.session_manager, sessions, on_refused=refused)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
