@@ -12,9 +12,12 @@ Three runs, each against a fresh `course.classroom` process on loopback (issue 2
    embeddings (search, order record, section, new ticket in turn; the questions are the
    course's 23 of tests/search_questions.json, each learner starting at another). Goal: p95 <= 300 ms;
    the server's memory is reported. The questions' vectors come from the batcher and its cache
-   (course/search/batching.py): after each question's first time, from the cache. So what is
-   left of the p95 is queueing for CPU: every call costs the server and the course's host a few
-   ms of CPU each (reported per call), and fifty learners wait on two cores.
+   (course/search/batching.py): after each question's first time, from the cache. The p95 was
+   made of garbage collections: each full one walked the model's half a million objects with the
+   server's event loop stopped (~600 ms; the server now freezes them once loaded, server.py). What
+   is left: queueing for two cores (each call costs the server and the hosts a few ms of CPU,
+   reported per call) and the collections of this process, which holds all 50 hosts in one heap
+   (a class has a kernel each).
 """
 
 from __future__ import annotations
