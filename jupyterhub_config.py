@@ -78,6 +78,7 @@ from course.classroom.hub import (  # noqa: E402
     tokens_file,
     useradd,
 )
+from course.classroom.reach import class_server_problem  # noqa: E402
 
 # What learners' accounts run: the course's venv, or (when its Python is root's only) a small venv on this
 # machine's Python that reads its packages (course/classroom/hub.py).
@@ -161,8 +162,14 @@ else:
     print(f"No class embedding cache in {SHARED_EMBEDDINGS}: every learner embeds lesson 3's documents "
           "(~17 CPU-seconds each). `make class-cache` builds it once for the class.", file=sys.stderr)
 if token_of:
+    class_url = os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp")
+    # Checked now, with a learner's token: a wrong URL or tokens file is the teacher's message, not lesson 6's failure.
+    problem = class_server_problem(class_url, next(iter(token_of.values())))
+    if problem:
+        sys.exit(f"{problem}\n(The hub hands COURSE_MCP_URL to every learner's server; it checks it at its start.)")
+    print(f"Learners' lesson 6 uses the class server at {class_url}", file=sys.stderr)
     c.Spawner.environment |= {
-        "COURSE_MCP_URL": os.environ.get("COURSE_MCP_URL", "http://127.0.0.1:8000/mcp"),
+        "COURSE_MCP_URL": class_url,
         # JupyterHub calls it per learner: each server gets its own learner's token, and no other.
         "COURSE_MCP_TOKEN": lambda spawner: class_token(class_tokens, spawner.user.name),
     }

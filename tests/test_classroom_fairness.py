@@ -234,3 +234,40 @@ async def test_a_learner_opening_listen_streams_in_a_loop_is_refused_beyond_thei
         assert await limit(request("anna", "tools/call"), answer) == "ok"  # the streams took no turn
         ended.set()
     assert limit.share("anna").listening == 0
+
+
+async def test_a_learners_refused_calls_are_in_their_call_log_and_class_status_names_them(tmp_path):
+    from course.classroom.class_data import class_data
+    from course.classroom.status import refusals, table
+
+    async with class_server(tmp_path, in_flight=1, waiting=0) as (app, work), \
+            connected(app, "anna") as anna, connected(app, "ben") as ben:
+        async with anyio.create_task_group() as calls:
+            with store_locked(work, "anna"):
+                calls.start_soon(outcome, anna, "create_ticket", TICKET)
+                with anyio.fail_after(DEADLINE):
+                    while app.state.share.running("anna") < 1:
+                        await anyio.sleep(0.01)
+                    answers = [await outcome(anna, "search_docs", {"query": "refunds"}) for _ in range(3)]
+        assert await outcome(ben, "search_docs", {"query": "refunds"}) == "ok"
+    assert all(a.startswith("refused: Too many requests at once") for a in answers)
+    logged = [json.loads(line) for line in (work / "anna" / "calls.jsonl").read_text().splitlines()]
+    assert [(e["tool"], e["refused"]) for e in logged if "refused" in e] == [("search_docs", "in-flight")] * 3
+    rows = {r.name: r for r in class_data(work)}
+    assert (rows["anna"].refused, rows["anna"].failed, rows["ben"].refused) == (3, 0, 0)  # a refusal is no failure
+    shown = table(work, list(rows.values())).splitlines()
+    refused_at = shown[1].index("refused") + len("refused")
+    assert shown[2].startswith("anna") and shown[2][refused_at - 1] == "3" and shown[3][refused_at - 1] == "0"
+    assert "Most: anna (3)" in refusals(list(rows.values())) and "ben" not in refusals(list(rows.values()))
+
+
+async def test_a_learners_sessions_refused_at_their_cap_are_in_their_call_log(tmp_path):
+    from course.classroom.class_data import class_data
+
+    async with class_server(tmp_path, sessions=2) as (app, work), http(app, "anna") as anna:
+        await open_sessions_until_refused(anna, 10)
+        for _ in range(4):
+            assert (await initialize(anna)).status_code == 503
+    logged = [json.loads(line) for line in (work / "anna" / "calls.jsonl").read_text().splitlines()]
+    assert [e["method"] for e in logged if e.get("refused") == "sessions"] == ["initialize"] * 5
+    assert {r.name: r.refused for r in class_data(work)} == {"anna": 5}

@@ -8,6 +8,7 @@ is in place before anyone can log in; a name that is an account of this machine 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import stat
@@ -108,10 +109,38 @@ def test_a_tokens_file_other_accounts_can_read_stops_the_hub(hub_env, tmp_path, 
     tokens = tmp_path / "tokens.txt"
     write_tokens(tokens, new_tokens(["anna"]))
     monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
-    assert load_config().Authenticator.allowed_users == {"anna", "teacher"}
-    tokens.chmod(0o644)
-    with pytest.raises(SystemExit, match="chmod 600"):
+    with a_class_server(tokens, monkeypatch):
+        assert load_config().Authenticator.allowed_users == {"anna", "teacher"}
+        tokens.chmod(0o644)
+        with pytest.raises(SystemExit, match="chmod 600"):
+            load_config()
+
+
+@contextlib.contextmanager
+def a_class_server(tokens, monkeypatch):
+    """The class server the hub's config checks at its start (COURSE_MCP_URL), knowing `tokens`."""
+    from course.classroom.server import serving
+
+    with serving(tokens, "--embedder", "lexical", "--data", str(tokens.parent / "class")) as url:
+        monkeypatch.setenv("COURSE_MCP_URL", url)
+        yield url
+
+
+def test_a_hub_whose_class_server_is_not_there_or_has_other_tokens_stops_at_its_start_saying_so(
+        hub_env, tmp_path, monkeypatch):
+    from course.classroom.learners import new_tokens, write_tokens
+    from course.processes import free_port
+
+    tokens, others = tmp_path / "tokens.txt", tmp_path / "others.txt"
+    write_tokens(tokens, new_tokens(["anna"]))
+    write_tokens(others, new_tokens(["anna"]))
+    monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
+    monkeypatch.setenv("COURSE_MCP_URL", f"http://127.0.0.1:{free_port()}/mcp")
+    with pytest.raises(SystemExit, match="No class server answers at COURSE_MCP_URL"):
         load_config()
+    with a_class_server(others, monkeypatch):
+        with pytest.raises(SystemExit, match="started with another tokens file"):
+            load_config()
 
 
 def test_idle_servers_are_culled_and_each_process_gets_a_memory_limit(hub_env):
@@ -148,7 +177,8 @@ def test_a_learner_added_to_the_tokens_file_during_the_class_logs_in_and_gets_th
     tokens = tmp_path / "tokens.txt"
     write_tokens(tokens, new_tokens(["anna"]))
     monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
-    config = load_config()  # the hub as it started: anna only
+    with a_class_server(tokens, monkeypatch):
+        config = load_config()  # the hub as it started: anna only
     auth = authenticator(config)
     token_of = config.Spawner.environment["COURSE_MCP_TOKEN"]
     assert auth.check_allowed("anna") and not auth.check_allowed("zoe")

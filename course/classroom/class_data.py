@@ -1,10 +1,10 @@
 """The class server's data, in one folder the teacher chooses: a folder per learner (`make class-status`).
 
-    python -m course.classroom.status [--data DIR]     # one line per learner: calls, failures, tickets, refunds
+    python -m course.classroom.status [--data DIR]     # a line per learner: calls, failures, refusals, tickets...
 
     class/                  # `--data` of the class server (default WORK/class, course/paths.py)
       anna/shop.json        # her shop: orders, tickets, refunds (lesson 5's store)
-      anna/calls.jsonl      # a line per request: when, what, whether it worked (no arguments, no token)
+      anna/calls.jsonl      # a line per request: when, what, whether it worked or was refused (no arguments)
 
 A learner's folder is all the server keeps of them on disk (their web credits live in memory):
 deleting it resets that learner, even while the server runs (`Workspaces` notices, and their
@@ -28,6 +28,7 @@ class LearnerData:
     name: str
     calls: int
     failed: int
+    refused: int  # requests their share refused unserved (-32029, or 503 for a session): who floods
     tickets: int | None  # None: the shop file is missing or unreadable
     refunds: int | None
     last: float | None  # when their last request came, seconds since the epoch
@@ -36,7 +37,7 @@ class LearnerData:
 
 def learner_data(folder: Path) -> LearnerData:
     """What one learner's folder holds; a damaged file is reported, never a traceback."""
-    calls = failed = 0
+    calls = failed = refused = 0
     last = None
     log = folder / "calls.jsonl"
     if log.exists():
@@ -46,7 +47,10 @@ def learner_data(folder: Path) -> LearnerData:
             except json.JSONDecodeError:  # a line cut short by a crash
                 continue
             calls += 1
-            failed += entry.get("ok") is False  # None: the client left first (a session's end), not a failure
+            if entry.get("refused"):  # not their code failing: more at once than their share
+                refused += 1
+            else:
+                failed += entry.get("ok") is False  # None: the client left first (a session's end), not a failure
             last = entry.get("at", last)
     tickets: int | None = None
     refunds: int | None = None
@@ -57,7 +61,7 @@ def learner_data(folder: Path) -> LearnerData:
         tickets, refunds = len(shop["tickets"]), len(shop["refunds"])
     except (OSError, ValueError, KeyError, TypeError):
         note = note or "shop.json unreadable"
-    return LearnerData(folder.name, calls, failed, tickets, refunds, last, note)
+    return LearnerData(folder.name, calls, failed, refused, tickets, refunds, last, note)
 
 
 def class_data(root: Path) -> list[LearnerData]:

@@ -177,11 +177,15 @@ class Workspace:
     def log(self) -> Path:
         return self.folder / "calls.jsonl"
 
-    def record(self, method: str, tool: str | None, ok: bool | None, seconds: float) -> None:
+    def record(self, method: str, tool: str | None, ok: bool | None, seconds: float, refused: str = "") -> None:
         """One line per request: what, whether it worked (None: the client left before the answer, as a
-        session's `subscriptions/listen` does at its normal end), how long. No arguments, no token."""
+        session's `subscriptions/listen` does at its normal end), how long; `refused`: the limit of their
+        share that refused it unserved ("in-flight", "streams", "sessions"). No arguments, no token."""
         self.calls += 1
-        entry = {"at": round(time.time(), 3), "method": method, "tool": tool, "ok": ok, "ms": round(seconds * 1000, 1)}
+        entry: dict[str, Any] = {"at": round(time.time(), 3), "method": method, "tool": tool, "ok": ok,
+                                 "ms": round(seconds * 1000, 1)}
+        if refused:
+            entry["refused"] = refused
         self.folder.mkdir(parents=True, exist_ok=True)  # the teacher may have reset them during this request
         with self.log.open("a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")

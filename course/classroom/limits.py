@@ -39,6 +39,10 @@ LISTEN = "subscriptions/listen"
 TOO_MANY = TOO_MANY_REQUESTS  # -32029; the course's host reads it as "not run, try again later" (CallRefused)
 
 
+# (learner, method, tool or None, which limit: "in-flight", "streams", "sessions"): a refusal, for the call log
+Refused = Callable[[str, str, "str | None", str], None]
+
+
 def learner_of(ctx: Any) -> str | None:
     """The learner whose verified token this request carries (None: no HTTP request, no token)."""
     request = getattr(ctx, "request", None)
@@ -60,10 +64,11 @@ class InFlightLimit:
     server's endpoints, so the share is the learner's, whichever endpoint or session they use."""
 
     def __init__(self, in_flight: int = IN_FLIGHT, waiting: int = WAITING, wait_seconds: float = WAIT_SECONDS,
-                 streams: int = STREAMS):
+                 streams: int = STREAMS, on_refused: Refused | None = None):
         if in_flight < 1 or waiting < 0 or streams < 1:
             raise ValueError("in_flight and streams must be at least 1 and waiting at least 0")
         self.in_flight, self.waiting, self.wait_seconds, self.streams = in_flight, waiting, wait_seconds, streams
+        self.on_refused = on_refused  # the class server logs each refusal in the learner's call log
         self._shares: dict[str, _Share] = {}
 
     def share(self, learner: str) -> _Share:
@@ -83,9 +88,9 @@ class InFlightLimit:
             return await call_next(ctx)
         share = self.share(learner)
         if ctx.method == LISTEN:
-            return await self._listen(share, ctx, call_next)
+            return await self._listen(share, learner, ctx, call_next)
         if share.turns.value == 0 and share.waiting >= self.waiting:
-            self._refuse(share, "are being served and")
+            self._refuse(share, learner, ctx, "are being served and")
         share.waiting += 1
         try:
             with anyio.move_on_after(self.wait_seconds) as waited:
@@ -93,18 +98,18 @@ class InFlightLimit:
         finally:
             share.waiting -= 1
         if waited.cancelled_caught:
-            self._refuse(share, f"have been served for over {self.wait_seconds:g} s while")
+            self._refuse(share, learner, ctx, f"have been served for over {self.wait_seconds:g} s while")
         try:
             return await call_next(ctx)
         finally:
             share.turns.release()
 
-    async def _listen(self, share: _Share, ctx: Any, call_next: Any) -> Any:
+    async def _listen(self, share: _Share, learner: str, ctx: Any, call_next: Any) -> Any:
         """A stream for the connection's life: no turn, but at most `streams` of them per learner."""
         if share.listening >= self.streams:
             from mcp import MCPError
 
-            share.refused += 1
+            self._count(share, learner, ctx, "streams")
             raise MCPError(code=TOO_MANY, message=(
                 f"Too many open connections from you: {self.streams} of yours are listening for changes. Close "
                 "the connections you no longer use (a notebook's host: `await host.close()`), then connect again."))
@@ -114,11 +119,17 @@ class InFlightLimit:
         finally:
             share.listening -= 1
 
-    def _refuse(self, share: _Share, state: str) -> None:
+    def _refuse(self, share: _Share, learner: str, ctx: Any, state: str) -> None:
         from mcp import MCPError
 
-        share.refused += 1
+        self._count(share, learner, ctx, "in-flight")
         raise MCPError(code=TOO_MANY, message=self._refusal_text(state))
+
+    def _count(self, share: _Share, learner: str, ctx: Any, limit: str) -> None:
+        share.refused += 1
+        if self.on_refused is not None:
+            tool = (ctx.params or {}).get("name") if ctx.method == "tools/call" else None
+            self.on_refused(learner, ctx.method, tool, limit)
 
     def _refusal_text(self, state: str) -> str:
         """What the refused learner reads (the course's host hands it to the model: course/host/replies.py)."""

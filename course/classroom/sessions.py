@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 PER_LEARNER = 16  # a learner's notebooks, open at once, each with a connection or two
@@ -59,8 +60,10 @@ def sessions_of(manager: Any, owner: Any) -> int:
     return sum(1 for known in manager._session_owners.values() if known == owner)
 
 
-def cap_per_learner(manager: Any, per_learner: int = PER_LEARNER) -> None:
-    """Refuse a learner's new session while they hold `per_learner` open ones (the manager is the SDK's)."""
+def cap_per_learner(manager: Any, per_learner: int = PER_LEARNER,
+                    on_refused: Callable[[str, str, str | None, str], None] | None = None) -> None:
+    """Refuse a learner's new session while they hold `per_learner` open ones (the manager is the SDK's);
+    `on_refused(learner, "initialize", None, "sessions")` hears of each refusal (the class server's call log)."""
     admit = getattr(manager, "_admit_session", None)
     if admit is None or not hasattr(manager, "_session_owners"):
         raise RuntimeError("This mcp version's session manager has no _admit_session/_session_owners: the class "
@@ -72,6 +75,8 @@ def cap_per_learner(manager: Any, per_learner: int = PER_LEARNER) -> None:
     def admit_within_share(requestor: Any) -> Any:
         if requestor is not None and sessions_of(manager, requestor) >= per_learner:
             refusals.learner = requestor.get("client_id") or "a learner"
+            if on_refused is not None and requestor.get("client_id"):
+                on_refused(requestor["client_id"], "initialize", None, "sessions")
             return None  # the SDK answers 503 "Too many open sessions", to this learner only
         return admit(requestor)
 

@@ -83,6 +83,10 @@ class Library:
         finally:
             self._ready.set()
 
+    def loaded(self, timeout: float | None = None) -> bool:
+        """Wait (at most `timeout` seconds) for the load, started by someone else, to end, whether it worked or not."""
+        return self._ready.wait(timeout)
+
     def tools(self) -> Any:
         """The loaded `DocTools`, waiting for the background load if needed."""
         self.start()
