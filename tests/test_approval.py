@@ -617,7 +617,7 @@ def test_a_word_wholly_in_letters_drawn_like_latin_ones_is_named_in_the_prompt(v
 
 
 def test_words_in_one_script_that_do_not_pose_as_latin_are_not_marked():
-    from course.approval.display import lookalikes
+    from course.show import lookalikes
 
     assert lookalikes("Grüße, café, \u043f\u0440\u0438\u0432\u0435\u0442, A1002, northwind-goods.example") == []
 

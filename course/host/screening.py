@@ -16,8 +16,7 @@ from collections.abc import Iterable
 
 import mcp.types as types
 
-from course.approval.display import lookalikes, shown
-from course.show import printable
+from course.show import lookalikes, printable, shown
 
 MAX_DESCRIPTION = 1000  # characters: a longer description hides more than it explains
 ORDERS = re.compile(r"<\s*/?\s*(important|system|instructions?)\s*>|\bignore (all |any )?(previous|prior|other)\b"
