@@ -11,8 +11,10 @@ pushing the rest of a prompt off the screen.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-SPACES = re.compile(r"\s{4,}")
+# Whitespace, and the braille blank (U+2800: a symbol, drawn as a space, that \s does not match).
+SPACES = re.compile(r"[\s\u2800]{4,}")
 
 
 def collapsed(text: str) -> str:
@@ -21,5 +23,14 @@ def collapsed(text: str) -> str:
 
 
 def capped(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how many more there are."""
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+    """`text` cut to `limit` terminal cells, saying how many more characters there are.
+
+    Cells, not characters: a wide letter (`Ａ`, `訂`) takes two, so 150 of them would fill four lines
+    and push the tool off an 80x24 screen. Every other character counts as one.
+    """
+    used = 0
+    for i, ch in enumerate(text):
+        used += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        if used > limit:
+            return f"{text[:i]}… ({len(text) - i:,} more characters)"
+    return text
