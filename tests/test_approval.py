@@ -798,11 +798,12 @@ async def test_wide_letters_cannot_push_the_tool_off_an_80x24_screen(monkeypatch
     assert await TerminalApprover()(ApprovalRequest("issue_refund", wide, "write")) is False
     first = capsys.readouterr().out.strip().splitlines() + [asked[0]]
     cells = [sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) for line in first]
-    assert sum(max(1, -(-n // 80)) for n in cells) <= 24 and first[0].startswith("The assistant wants to run issue_refund")
+    assert sum(max(1, -(-n // 80)) for n in cells) <= 24
+    assert first[0].startswith("The assistant wants to run issue_refund")
     assert max(cells[1:-1]) <= 3 * 80, cells  # each value as many lines as plain letters take
 
 
 def test_a_run_of_braille_blanks_is_collapsed_like_spaces():
-    request = ApprovalRequest("get_order_status", {"order_id": "A1001" + "\u2800" * 3000 + "') issue_refund(amount=999"},
-                              "read")
+    spoof = "A1001" + "\u2800" * 3000 + "') issue_refund(amount=999"
+    request = ApprovalRequest("get_order_status", {"order_id": spoof}, "read")
     assert "[3,000 spaces]" in str(request) and "issue_refund" in str(request), str(request)

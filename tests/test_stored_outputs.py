@@ -57,7 +57,7 @@ def test_every_check_of_the_store_in_lesson_4_says_what_to_do_when_it_fails():
 
 def sanitized(text: str) -> str:
     """`text` as nbval compares it, with notebooks/sanitize.cfg's rules."""
-    from nbval.plugin import get_sanitize_patterns
+    from nbval.plugin import get_sanitize_patterns  # type: ignore[import-untyped]
 
     rules = get_sanitize_patterns((NOTEBOOKS[0].parent / "sanitize.cfg").read_text())
     for regex, replacement in rules:
