@@ -62,8 +62,13 @@ class ContextPrimitives:
     context_read: list[tuple[str, str, bool]]  # (server, what, from the open world): lesson 8's taint
 
     def _entered(self, server: str, what: str) -> None:
-        """Note what a server put into the context; open-world when any tool it lists says it reads the open world."""
-        self.context_read.append((server, what, any(open_world(t) for t in self.listed.get(server, []))))
+        """Note what a server put into the context; open-world unless its tools claim a closed world.
+
+        A server that lists no tool claims nothing (resources and prompts carry no annotations), so
+        its text counts as open world, as an unannotated tool's does.
+        """
+        tools = self.listed.get(server, [])
+        self.context_read.append((server, what, not tools or any(open_world(t) for t in tools)))
 
     def _client(self, server: str) -> Any:
         if server not in self.connections:
