@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from course.errors import RuleError
-from course.show import printable
+from course.show import lookalikes, printable, shown
 
 __all__ = ["DecisionLog", "Policy"]
 
@@ -175,7 +175,8 @@ class DecisionLog:
     def rows(self, arguments_width: int = 60) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
         settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
-        return [{"#": i, "tool": printable(e.tool), "arguments": _short(e.arguments, arguments_width),
+        # Look-alikes named as the approval prompt names them (`shown`), also when the cut hides the letter.
+        return [{"#": i, "tool": shown(e.tool), "arguments": _short(e.arguments, arguments_width) + _marks(e.arguments),
                  "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
                  **({"outcome": e.outcome or "-"} if settled else {}),
@@ -194,6 +195,12 @@ class DecisionLog:
         if unknown:
             raise ValueError(f"no column {', '.join(unknown)}; the log has {', '.join(rows[0])}.")
         table(rows, columns)
+
+
+def _marks(arguments: dict) -> str:
+    """The look-alike letters of the arguments' keys and values, named: " (mixed scripts: о CYRILLIC ...)" or ""."""
+    marks = lookalikes(json.dumps(arguments, ensure_ascii=False))
+    return f" (mixed scripts: {', '.join(marks)})" if marks else ""
 
 
 def _short(arguments: dict, width: int = 60) -> str:

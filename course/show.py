@@ -1,9 +1,17 @@
-"""Small display helpers for the notebooks: show the package's real source, JSON, tables."""
+"""Small display helpers: the real source, JSON, tables, and text a model or a server chose, made safe to read.
+
+    shown("n\u043ethwind")          -> "n\u043ethwind (mixed scripts: \u043e CYRILLIC SMALL LETTER O)"
+
+`lookalikes` names the letters of another script inside a word (a Cyrillic `о` in `nоrthwind`),
+and the letters of a word written wholly in letters drawn like Latin ones (`аррӏе.сом`, `А1002`),
+from the `confusable-homoglyphs` tables.
+"""
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
 import unicodedata
 from typing import Any
 
@@ -41,6 +49,43 @@ def _escape(ch: str) -> str:
         return " "
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+# -- look-alikes: one implementation for the approval prompt, the host's notes and the decision log --------
+WORD = re.compile(r"[^\W_]+(?:[._@-][^\W_]+)*")  # a word, or a dotted / dashed name such as a host name
+SHARED = ("COMMON", "INHERITED")  # digits, punctuation, combining marks: every script uses them
+
+
+def lookalikes(text: str) -> list[str]:
+    """The letters of a minority script in each mixed-script word of `text`, e.g. `о CYRILLIC SMALL LETTER O`."""
+    from confusable_homoglyphs import categories, confusables  # type: ignore[import-untyped]
+
+    found: list[str] = []
+    for word in WORD.findall(str(text)):
+        if not confusables.is_mixed_script(word):
+            found += [f"{ch} {unicodedata.name(ch, hex(ord(ch)))}" for ch in dict.fromkeys(_posing_as_latin(word))]
+            continue
+        scripts = [categories.alias(ch) for ch in word if categories.alias(ch) not in SHARED]
+        main = max(sorted(set(scripts)), key=scripts.count)
+        for ch in dict.fromkeys(ch for ch in word if categories.alias(ch) not in (*SHARED, main)):
+            found.append(f"{ch} {unicodedata.name(ch, hex(ord(ch)))}")
+    return found
+
+
+def _posing_as_latin(word: str) -> list[str]:
+    """A one-script word whose every letter is drawn like a Latin one (`аррӏе.сом`, `А1002`): its letters, else []."""
+    from confusable_homoglyphs import categories, confusables
+
+    letters = [ch for ch in word if categories.alias(ch) not in SHARED]
+    if not letters or any(categories.alias(ch) == "LATIN" for ch in letters):
+        return []
+    return letters if all(confusables.is_confusable(ch, preferred_aliases=["latin"]) for ch in letters) else []
+
+
+def shown(text: object) -> str:
+    """`text` escaped for a human, with its look-alike letters named after it."""
+    marks = lookalikes(str(text))
+    return printable(str(text)) + (f" (mixed scripts: {', '.join(marks)})" if marks else "")
 
 
 def as_json(data: Any) -> None:

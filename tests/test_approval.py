@@ -618,7 +618,7 @@ def test_a_word_wholly_in_letters_drawn_like_latin_ones_is_named_in_the_prompt(v
 
 
 def test_words_in_one_script_that_do_not_pose_as_latin_are_not_marked():
-    from course.approval.display import lookalikes
+    from course.show import lookalikes
 
     assert lookalikes("Grüße, café, \u043f\u0440\u0438\u0432\u0435\u0442, A1002, northwind-goods.example") == []
 
@@ -787,3 +787,24 @@ def test_on_a_real_terminal_enter_answers_and_ctrl_c_stops_the_run(tmp_path):
     text = seen.decode(errors="replace")
     assert "RAN issue_refund" in text and "RAN cancel_order" not in text and "STOPPED" in text
     assert "LOG ['approved', 'interrupted']" in text
+
+
+async def test_wide_letters_cannot_push_the_tool_off_an_80x24_screen(monkeypatch, capsys):
+    # The next variation (third look at issue 23): a cap of 150 characters let 150 fullwidth letters fill 300 cells.
+    import unicodedata
+
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "n")
+    wide = {"order_id": "A1002", **{f"note{i}": "\uff21\u8a02" * 1500 for i in range(5)}}
+    assert await TerminalApprover()(ApprovalRequest("issue_refund", wide, "write")) is False
+    first = capsys.readouterr().out.strip().splitlines() + [asked[0]]
+    cells = [sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) for line in first]
+    assert sum(max(1, -(-n // 80)) for n in cells) <= 24
+    assert first[0].startswith("The assistant wants to run issue_refund")
+    assert max(cells[1:-1]) <= 3 * 80, cells  # each value as many lines as plain letters take
+
+
+def test_a_run_of_braille_blanks_is_collapsed_like_spaces():
+    spoof = "A1001" + "\u2800" * 3000 + "') issue_refund(amount=999"
+    request = ApprovalRequest("get_order_status", {"order_id": spoof}, "read")
+    assert "[3,000 spaces]" in str(request) and "issue_refund" in str(request), str(request)

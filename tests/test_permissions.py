@@ -129,3 +129,28 @@ def test_the_log_keeps_a_copy_of_the_arguments():
     log.record("get_order_status", arguments, "allowed", "risk: read")
     arguments["order_id"] = "A1004"
     assert log.entries[0].arguments == {"order_id": "A1001"}
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("issue_r\u0435fund", {"order_id": "A1002"}),  # a Cyrillic е in the tool's name
+    ("read_page", {"url": "https://n\u043erthwind-goods.example/refunds"}),  # in a value
+    ("issue_refund", {"\u043erder_id": "A1002"}),  # in an argument's name
+    ("read_page", {"url": "https://\u0430\u0440\u0440\u04cf\u0435.\u0441\u043e\u043c/"}),  # аррӏе.сом: no word mixes
+    ("issue_refund", {"reason": "x" * 80, "order_id": "\u04101002"}),  # А1002, past the column's cut
+])
+def test_the_log_names_look_alike_letters_as_the_approval_prompt_does(tool, arguments):
+    from course.approval import ApprovalRequest
+
+    log = DecisionLog()
+    log.record(tool, arguments, "approved", "human (terminal)")
+    row = log.rows()[0]
+    logged = f"{row['tool']} {row['arguments']}"
+    assert "mixed scripts: " in logged and "CYRILLIC" in logged, logged
+    assert "mixed scripts: " in str(ApprovalRequest(tool, arguments, "write"))
+
+
+def test_the_log_marks_nothing_in_names_and_values_of_one_honest_script():
+    log = DecisionLog()
+    log.record("issue_refund", {"order_id": "A1002", "reason": "Grüße, café, \u043f\u0440\u0438\u0432\u0435\u0442"},
+               "approved", "human (terminal)")
+    assert "mixed scripts" not in str(log.rows())

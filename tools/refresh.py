@@ -52,10 +52,11 @@ def comparable(outputs: list, rules: list[tuple[re.Pattern, str]]) -> str:
                 parts[mime] = parts.get(mime, "") + (value if isinstance(value, str) else repr(value))
         if out.get("output_type") == "error":
             parts["error"] = out["ename"]
-    text = repr(sorted(parts.items()))
-    for pattern, replacement in rules:
-        text = pattern.sub(replacement, text)
-    return text
+    for mime, text in parts.items():  # each text on its own, as nbval does: a rule may anchor at a line's end
+        for pattern, replacement in rules:
+            text = pattern.sub(replacement, text)
+        parts[mime] = text
+    return repr(sorted(parts.items()))
 
 
 def refresh(path: str) -> float:

@@ -1,14 +1,11 @@
-"""What a human reads of text a model or a server chose: escaped, look-alikes named, long values capped.
+"""What an approval prompt shows of text a model or a server chose: long values capped, whitespace collapsed.
 
-    shown("n\u043ethwind")          -> "n\u043ethwind (mixed scripts: \u043e CYRILLIC SMALL LETTER O)"
     capped("x" * 3000, 20)          -> "xxxxxxxxxxxxxxxxxxxx… (2,980 more characters)"
     collapsed("a" + " " * 3000 + "b") -> "a [3,000 spaces] b"
 
-`printable` (course/show.py) escapes control, format and invisible characters; `lookalikes`
-names the letters of another script inside a word (a Cyrillic `о` in `nоrthwind`), and the letters
-of a word written wholly in letters drawn like Latin ones (`аррӏе.сом`, `А1002`), from the
-`confusable-homoglyphs` tables; `collapsed` and `capped` keep one value from pushing the rest
-of a prompt off the screen.
+Escaping and look-alikes are `course.show`'s (`printable`, `shown`, `lookalikes`): the decision
+log, below this layer, marks them the same way. `collapsed` and `capped` keep one value from
+pushing the rest of a prompt off the screen.
 """
 
 from __future__ import annotations
@@ -16,43 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from course.show import printable
-
-WORD = re.compile(r"[^\W_]+(?:[._@-][^\W_]+)*")  # a word, or a dotted / dashed name such as a host name
-SPACES = re.compile(r"\s{4,}")
-SHARED = ("COMMON", "INHERITED")  # digits, punctuation, combining marks: every script uses them
-
-
-def lookalikes(text: str) -> list[str]:
-    """The letters of a minority script in each mixed-script word of `text`, e.g. `о CYRILLIC SMALL LETTER O`."""
-    from confusable_homoglyphs import categories, confusables  # type: ignore[import-untyped]
-
-    found: list[str] = []
-    for word in WORD.findall(str(text)):
-        if not confusables.is_mixed_script(word):
-            found += [f"{ch} {unicodedata.name(ch, hex(ord(ch)))}" for ch in dict.fromkeys(_posing_as_latin(word))]
-            continue
-        scripts = [categories.alias(ch) for ch in word if categories.alias(ch) not in SHARED]
-        main = max(sorted(set(scripts)), key=scripts.count)
-        for ch in dict.fromkeys(ch for ch in word if categories.alias(ch) not in (*SHARED, main)):
-            found.append(f"{ch} {unicodedata.name(ch, hex(ord(ch)))}")
-    return found
-
-
-def _posing_as_latin(word: str) -> list[str]:
-    """A one-script word whose every letter is drawn like a Latin one (`аррӏе.сом`, `А1002`): its letters, else []."""
-    from confusable_homoglyphs import categories, confusables
-
-    letters = [ch for ch in word if categories.alias(ch) not in SHARED]
-    if not letters or any(categories.alias(ch) == "LATIN" for ch in letters):
-        return []
-    return letters if all(confusables.is_confusable(ch, preferred_aliases=["latin"]) for ch in letters) else []
-
-
-def shown(text: object) -> str:
-    """`text` escaped for a human, with its look-alike letters named after it."""
-    marks = lookalikes(str(text))
-    return printable(str(text)) + (f" (mixed scripts: {', '.join(marks)})" if marks else "")
+# Whitespace, and the braille blank (U+2800: a symbol, drawn as a space, that \s does not match).
+SPACES = re.compile(r"[\s\u2800]{4,}")
 
 
 def collapsed(text: str) -> str:
@@ -61,5 +23,14 @@ def collapsed(text: str) -> str:
 
 
 def capped(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how many more there are."""
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+    """`text` cut to `limit` terminal cells, saying how many more characters there are.
+
+    Cells, not characters: a wide letter (`Ａ`, `訂`) takes two, so 150 of them would fill four lines
+    and push the tool off an 80x24 screen. Every other character counts as one.
+    """
+    used = 0
+    for i, ch in enumerate(text):
+        used += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        if used > limit:
+            return f"{text[:i]}… ({len(text) - i:,} more characters)"
+    return text

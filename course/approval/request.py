@@ -6,8 +6,8 @@ import html
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from course.approval.display import capped, collapsed, lookalikes, shown
-from course.show import printable
+from course.approval.display import capped, collapsed
+from course.show import lookalikes, printable, shown
 from course.tools import as_text
 
 # Seconds a prompt waits before it counts as rejected. Short, because a prompt can wait unseen

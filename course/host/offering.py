@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING
 from mcp import types
 
 from course.approval import Approver, guarded
-from course.approval.display import shown
 from course.errors import ServerError
 from course.host.convert import exposed_names, is_read_only, needs_tasks, to_openai_tool
 from course.host.pinning import Pins, withheld_notes
 from course.host.screening import flag_notes
 from course.host.tasks import serves_tasks
 from course.permissions import Decision, DecisionLog, Policy, PolicyRule
-from course.show import printable
+from course.show import printable, shown
 
 if TYPE_CHECKING:
     from course.host.connection import Connection

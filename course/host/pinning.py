@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import mcp.types as types
 
-from course.approval.display import shown
 from course.host.convert import to_openai_tool
+from course.show import shown
 
 # Everything that reaches the model or the human: the model reads `title` when there is no description
 # (convert.to_openai_tool), a human reads it and the icons in a host's list. Only `_meta` is left out.

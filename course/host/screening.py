@@ -16,8 +16,7 @@ from collections.abc import Iterable
 
 import mcp.types as types
 
-from course.approval.display import lookalikes, shown
-from course.show import printable
+from course.show import lookalikes, printable, shown
 
 __all__ = ["flags", "stdio_review"]
 
