@@ -804,6 +804,19 @@ async def test_wide_letters_cannot_push_the_tool_off_an_80x24_screen(monkeypatch
     assert max(cells[1:-1]) <= 3 * 80, cells  # each value as many lines as plain letters take
 
 
+async def test_eight_long_arguments_with_long_keys_cannot_push_the_tool_off_an_80x24_screen(monkeypatch, capsys):
+    # The next variation (fourth look at issue 23): every shown argument at its longest, key and value, in plain
+    # letters: eight of them took 26 rows and scrolled the tool and its risk away.
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "n")
+    longest = {f"k{i}_" + "x" * 60: "v" * 3000 for i in range(12)}
+    assert await TerminalApprover()(ApprovalRequest("issue_refund", longest, "write")) is False
+    first = capsys.readouterr().out.strip().splitlines() + [asked[0]]
+    assert sum(max(1, -(-len(line) // 80)) for line in first) <= 24, first
+    assert first[0].startswith("The assistant wants to run issue_refund [write")
+    assert "more arguments: answer f to see them" in first[-2] and first[-1].startswith("Approve issue_refund")
+
+
 def test_a_run_of_braille_blanks_is_collapsed_like_spaces():
     spoof = "A1001" + "\u2800" * 3000 + "') issue_refund(amount=999"
     request = ApprovalRequest("get_order_status", {"order_id": spoof}, "read")

@@ -22,6 +22,16 @@ def collapsed(text: str) -> str:
     return SPACES.sub(lambda m: f" [{len(m.group(0)):,} spaces] ", text)
 
 
+def cells(ch: str) -> int:
+    """Terminal cells one character takes: two for a wide letter, one for every other."""
+    return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
+
+def rows(line: str, columns: int = 80) -> int:
+    """Rows `line` takes on a terminal `columns` wide, wrapped."""
+    return max(1, -(-sum(map(cells, line)) // columns))
+
+
 def capped(text: str, limit: int) -> str:
     """`text` cut to `limit` terminal cells, saying how many more characters there are.
 
@@ -30,7 +40,7 @@ def capped(text: str, limit: int) -> str:
     """
     used = 0
     for i, ch in enumerate(text):
-        used += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        used += cells(ch)
         if used > limit:
             return f"{text[:i]}… ({len(text) - i:,} more characters)"
     return text

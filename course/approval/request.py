@@ -6,7 +6,7 @@ import html
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from course.approval.display import capped, collapsed
+from course.approval.display import capped, collapsed, rows
 from course.show import lookalikes, printable, shown
 from course.tools import as_text
 
@@ -14,10 +14,12 @@ from course.tools import as_text
 # (Run All scrolls away from it; a reloaded tab loses its buttons): missing one costs a minute.
 DEFAULT_TIMEOUT = 60.0
 # What one prompt shows at most, so that at 80x24 its first line (the tool, the risk) stays on screen:
-# 8 arguments of 2 lines each, the rest on request ("f" in a terminal, "Show full values" under buttons).
+# arguments while they fit in 24 rows with the headline, the "more arguments" line and the question (counted
+# wrapped, in cells), at most 8; the rest on request ("f" in a terminal, "Show full values" under buttons).
 MAX_SHOWN = 150  # characters of one value
 MAX_KEY = 40  # characters of one argument's name: a key can be as long as a value in a lax schema
 MAX_ARGUMENTS = 8
+SCREEN_ROWS = 24
 
 
 @dataclass
@@ -44,10 +46,18 @@ class ApprovalRequest:
         `full=True`: every argument and every value whole (escaped), for a human who asked to see them.
         """
         items = list(self.arguments.items())
-        shown_items = items if full else items[:MAX_ARGUMENTS]
-        body = [f"  {_key(k, full=full)} = {shown(repr(v)) if full else _value(repr(v))}" for k, v in shown_items]
-        if len(items) > len(shown_items):
-            body.append(f"  … ({len(items) - len(shown_items)} more arguments: answer f to see them)")
+        if full:
+            return [self.headline(), *(f"  {_key(k, full=True)} = {shown(repr(v))}" for k, v in items)]
+        body: list[str] = []
+        left = SCREEN_ROWS - rows(self.headline()) - rows(self.question()) - 1  # 1: the "more arguments" line
+        for k, v in items[:MAX_ARGUMENTS]:
+            line = f"  {_key(k)} = {_value(repr(v))}"
+            if rows(line) > left:
+                break
+            body.append(line)
+            left -= rows(line)
+        if len(items) > len(body):
+            body.append(f"  … ({len(items) - len(body)} more arguments: answer f to see them)")
         return [self.headline(), *body]
 
     def question(self) -> str:
