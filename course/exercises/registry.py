@@ -49,10 +49,15 @@ class Exercise:
     # The exercises whose cells an assemble step runs with (course/exercises/assembly/): graded on its own, the
     # assemble cell needs theirs before it.
     uses: tuple[str, ...] = ()
+    # The exercises of earlier lessons whose cells, read from the learner's saved notebooks, the check can take
+    # as its optional `sources` (lesson 8's whole assistant; the grader sends them when a learner has a folder).
+    earlier: tuple[str, ...] = ()
 
     @property
     def needs(self) -> list[str]:
-        return list(inspect.signature(self.check).parameters)
+        """The names the check takes from the learner's namespace: its parameters without a default (one with a
+        default is the grader's to give, never the learner's namespace)."""
+        return [n for n, p in inspect.signature(self.check).parameters.items() if p.default is inspect.Parameter.empty]
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,8 @@ class Verdict:
 REGISTRY: dict[str, Exercise] = {}
 
 
-def exercise(id: str, *, lesson: int, given: str = "", uses: tuple[str, ...] = ()) -> Callable:
+def exercise(id: str, *, lesson: int, given: str = "", uses: tuple[str, ...] = (),
+             earlier: tuple[str, ...] = ()) -> Callable:
     """Register a check function under a stable exercise id."""
 
     def register(check: Callable) -> Callable:
@@ -92,7 +98,7 @@ def exercise(id: str, *, lesson: int, given: str = "", uses: tuple[str, ...] = (
             raise DuplicateExercise(f"exercise id {id!r} is already registered by "
                                     f"{old.check.__module__}.{old.check.__qualname__}; give "
                                     f"{check.__module__}.{check.__qualname__} an id of its own.")
-        REGISTRY[id] = Exercise(id, lesson, check, given, tuple(uses))
+        REGISTRY[id] = Exercise(id, lesson, check, given, tuple(uses), tuple(earlier))
         return check
 
     return register
@@ -115,8 +121,9 @@ def run_check(id: str, namespace: dict, seed: int | None = None) -> Verdict:
     return judge(ex, namespace, seed)
 
 
-def judge(ex: Exercise, namespace: dict, seed: int | None = None) -> Verdict:
-    """Run an exercise's check against a namespace. Never raises.
+def judge(ex: Exercise, namespace: dict, seed: int | None = None, options: dict | None = None) -> Verdict:
+    """Run an exercise's check against a namespace (and `options`, its optional parameters, from the grader). Never
+    raises.
 
     The check draws its cases from `seed`; without one, from a seed made of the learner's code, so the same
     code gets the same verdict on every run (course/exercises/seeds.py). A failure on drawn cases says its seed."""
@@ -128,17 +135,17 @@ def judge(ex: Exercise, namespace: dict, seed: int | None = None) -> Verdict:
                                                                   "that cell first."
         return Verdict(id, False, joined(problem, how), stages=(problem, how), failure="NameError")
     seed = seeds.of_code([namespace[n] for n in ex.needs]) if seed is None else seed
-    verdict = _judge(ex, namespace, seed)
+    verdict = _judge(ex, namespace, seed, options or {})
     if not verdict.passed and seeds.drawn() and verdict.failure not in ("NotImplementedError", "NameError"):
         object.__setattr__(verdict, "seed", seed)
     return verdict
 
 
-def _judge(ex: Exercise, namespace: dict, seed: int) -> Verdict:
+def _judge(ex: Exercise, namespace: dict, seed: int, options: dict) -> Verdict:
     id = ex.id
     seeds.start(seed)
     try:
-        note = ex.check(*(namespace[n] for n in ex.needs))
+        note = ex.check(*(namespace[n] for n in ex.needs), **options)
     except NotYet as e:
         if len(e.args) == 2:  # hints as data: NotYet(problem, how), no parser needed
             problem, how = map(str, e.args)

@@ -1,6 +1,11 @@
 """Grading a class: each learner's exercise cells checked in one sandbox (`-j N` learners at a time), each
 exercise a status: pass, not yet, review (a pass outside the lesson's vocabulary, or no trustworthy
 verdict) or no cell. A notebook of another lesson counts nothing; one that cannot be read is "unreadable".
+
+A learner is a notebook, or a folder that holds notebooks named as the course names them (02_agent_loop.ipynb,
+...): the folder's notebook of the class's lesson is graded, and a check that takes earlier lessons' cells
+(lesson 8's whole assistant) gets them from the folder's other notebooks, as data: they run in the sandbox only,
+and each is read by the vocabulary rule of its own lesson.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from course.grading.sandbox import ROOT, Sandbox, SandboxLimits
 from course.grading.vocabulary import review
 
 SOLUTIONS = ROOT / "solutions"
+# A folder holding one of these is one learner's (lesson 8 reads the earlier lessons' pieces from them).
+COURSE_NOTEBOOKS = frozenset(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 @dataclass
@@ -33,6 +40,10 @@ class Grade:
     sandbox_passed: bool = False  # what the check in the sandbox answered
     seed: int | None = None  # a failure's cases: check(id, seed=...) replays them
     scored: bool = True  # False: an id that is not one of the lesson's (shown, never a column or a point)
+    # A check that takes earlier lessons' cells (Exercise.earlier), for a learner's folder: {id: cell} as sent to
+    # the sandbox, and {id: the notebook it was read from, or why there is none}. None: a notebook on its own.
+    sources: dict[str, str] | None = None
+    notebooks: dict[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -42,8 +53,9 @@ class Grade:
 @dataclass
 class Learner:
     name: str
-    path: Path
+    path: Path  # the notebook graded (of a learner's folder: its notebook of the class's lesson, once chosen)
     lesson: int | None = None
+    folder: str = ""  # the learner's folder, when the learner is one
     problem: str = ""  # "unreadable: ..." or "another lesson: ...": nothing counts
     never_run: bool = False
     results: list[Grade] = field(default_factory=list)
@@ -67,14 +79,71 @@ def exercise_cells(nb) -> dict[str, list[str]]:
     return cells
 
 
+def learner_folder(path: Path) -> bool:
+    """Whether `path` is one learner's folder: it holds a notebook named as the course names it."""
+    return path.is_dir() and any((path / name).is_file() for name in COURSE_NOTEBOOKS)
+
+
 def learners(paths: list[Path], skip: Path | None = None) -> list[Path]:
-    """The files to grade: the notebooks named, and every visible file in the folders named."""
+    """Who to grade: the notebooks named, every visible file in the folders named, and each learner's folder
+    (learner_folder) among them as one learner."""
     found = []
     for path in paths:
-        found += sorted(p for p in path.rglob("*") if p.is_file() and not any(
-            part.startswith(".") for part in p.relative_to(path).parts)
-            and not (skip and skip.resolve() in p.resolve().parents)) if path.is_dir() else [path]
+        if not path.is_dir() or learner_folder(path):
+            found.append(path)
+            continue
+        for p in sorted(path.iterdir()):
+            if not p.name.startswith(".") and not (skip and skip.resolve() in (p.resolve(), *p.resolve().parents)):
+                found += learners([p], skip) if p.is_dir() else [p]
     return found
+
+
+def read_folder(learner: Learner) -> dict[Path, tuple[Learner, dict[str, list[str]]]]:
+    """{notebook: (it read as a learner, its cells)} of a learner's folder, the course notebooks in it only; its
+    lesson (for the class's): the latest one it holds."""
+    books = {}
+    for path in sorted(learner.path.iterdir()):
+        if path.is_file() and path.suffix == ".ipynb" and not path.name.startswith("."):
+            book = Learner(path.stem, path)
+            cells = read(book)
+            if not book.problem:
+                books[path] = (book, cells)
+    learner.folder = learner.path.name
+    learner.lesson = max((book.lesson or 0 for book, _ in books.values()), default=None)
+    if not books:
+        learner.problem = "unreadable: no course notebook in the folder that can be read."
+    return books
+
+
+def choose(learner: Learner, books: dict[Path, tuple[Learner, dict[str, list[str]]]], lesson: int) -> dict:
+    """The folder's notebook of `lesson` (the course's name for it first, as lesson 8 reads it): it is graded."""
+    ofs = [p for p in books if books[p][0].lesson == lesson]
+    ofs.sort(key=lambda p: not p.name.startswith(f"{lesson:02d}_"))
+    if not ofs:
+        learner.problem = (f"another lesson: the folder holds no notebook of lesson {lesson} (it holds "
+                           f"{', '.join(p.name for p in books)}); nothing in it counts.")
+        return {}
+    book, cells = books[ofs[0]]
+    learner.path, learner.lesson, learner.never_run = book.path, lesson, book.never_run
+    return cells
+
+
+def earlier(folder: Path, books: dict[Path, tuple[Learner, dict[str, list[str]]]], ids: tuple[str, ...]):
+    """({id: cell}, {id: where from}, reasons) of earlier lessons' exercises, from the folder's notebook named as
+    the course names that lesson's (the one lesson 8 reads in the notebook); each cell read by the vocabulary
+    rule of its own lesson."""
+    sources, notebooks, reasons = {}, {}, []
+    for id in ids:
+        lesson = REGISTRY[id].lesson
+        found = sorted(folder.glob(f"{lesson:02d}_*.ipynb"))
+        notebooks[id] = found[0].name if found else f"no {lesson:02d}_*.ipynb in the folder"
+        copies = books[found[0]][1].get(id) if found and found[0] in books else None
+        if copies:
+            sources[id] = copies[-1]
+            reasons += [f"{notebooks[id]}, the cell of {id}: {why}" for why in review(copies[-1], lesson)]
+            if len(copies) > 1:
+                reasons.append(f"{notebooks[id]}: {len(copies)} cells carry the id {id}; the last one is graded")
+    return sources, notebooks, reasons
 
 
 def read(learner: Learner) -> dict[str, list[str]]:
@@ -100,7 +169,7 @@ def read(learner: Learner) -> dict[str, list[str]]:
     return cells
 
 
-def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int) -> None:
+def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int, books: dict | None = None) -> None:
     ids = [i for i, ex in REGISTRY.items() if ex.lesson == lesson]
     for ex_id in [i for i in cells if i in ids] + [i for i in ids if i not in cells]:
         copies = cells.get(ex_id)
@@ -123,6 +192,9 @@ def prepare(learner: Learner, cells: dict[str, list[str]], lesson: int) -> None:
         if len(copies) > 1:
             result.reasons.insert(0, f"{len(copies)} cells carry the id {ex_id}: the last one is graded, and which "
                                      "one the notebook ran is not known")
+        if books is not None and REGISTRY[ex_id].earlier:  # a learner's folder: the whole assistant
+            result.sources, result.notebooks, reasons = earlier(learner.path.parent, books, REGISTRY[ex_id].earlier)
+            result.reasons += reasons
         learner.results.append(result)
     learner.results += [Grade(i, "not yet", f"unknown exercise id; this lesson's ids: {', '.join(ids)}.",
                               cells[i][-1], scored=False) for i in cells if i not in ids]
@@ -142,21 +214,29 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
             prepare(class_[0], {i: [f.read_text(encoding="utf-8")] for i, ex in REGISTRY.items()
                                 if ex.lesson == n and (f := SOLUTIONS / f"{i}.py").is_file()}, n)
     else:
-        class_ = [Learner(path.stem, path) for path in learners(paths, skip)]
-        cells: dict[str, Any] = {learner.name: read(learner) for learner in class_}
+        class_ = [Learner(path.name if path.is_dir() else path.stem, path) for path in learners(paths, skip)]
+        cells: list[Any] = [read_folder(learner) if learner.path.is_dir() else read(learner) for learner in class_]
         if lesson is None:  # the class's lesson: the one most of its notebooks are
             lessons = Counter(learner.lesson for learner in class_ if not learner.problem)
             lesson = lessons.most_common(1)[0][0] if lessons else None
-        for learner in (learner for learner in class_ if not learner.problem):
+        for learner, found in zip(class_, cells, strict=True):
+            books = found if learner.folder and not learner.problem else None
+            if books is not None:
+                found = choose(learner, books, lesson or 0)
+            if learner.problem:
+                continue
             if learner.lesson != lesson:
                 learner.problem = (f"another lesson: this is lesson {learner.lesson}'s notebook and the class is "
                                    f"graded for lesson {lesson}; nothing in it counts.")
             else:
-                prepare(learner, cells[learner.name], learner.lesson or 0)
+                prepare(learner, found, learner.lesson or 0, books)
 
     def run(learner: Learner) -> None:
         todo = [r for r in learner.results if r.scored and r.code is not None]
-        answers = sandbox.run([{"id": r.id, "module": REGISTRY[r.id].check.__module__, "source": r.code}
+        answers = sandbox.run([{"id": r.id, "module": REGISTRY[r.id].check.__module__, "source": r.code,
+                                **({} if r.sources is None else {
+                                    "sources": r.sources, "notebooks": r.notebooks,
+                                    "modules": sorted({REGISTRY[i].check.__module__ for i in REGISTRY[r.id].earlier})})}
                                for r in todo]) if todo else []
         for result, answer in zip(todo, answers, strict=True):
             settle(result, answer, sandbox.limits)

@@ -148,7 +148,8 @@ class Sandbox:
         return [*args, "--chdir", "/tmp", *drop(uid), *python]
 
     def run(self, exercises: list[dict]) -> list[dict]:
-        """Check one learner's exercises ({id, module, source}) in order, an answer each; an answer whose
+        """Check one learner's exercises ({id, module, source}, and for a check that takes earlier lessons' cells:
+        sources, notebooks, and the modules of their checks) in order, an answer each; an answer whose
         sandbox broke the protocol is {"void": why}, and the exercises after it run in a fresh sandbox."""
         answers: list[dict] = []
         while len(answers) < len(exercises):

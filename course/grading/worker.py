@@ -32,11 +32,12 @@ def set_limits(limits: dict) -> None:
             pass
 
 
-def check_cell(registry, exercise, source: str) -> tuple[bool, str, int | None]:
+def check_cell(registry, exercise, source: str, options: dict) -> tuple[bool, str, int | None]:
+    """`options`: the check's optional parameters from the job (earlier lessons' cells), never from the cell."""
     namespace, _ = registry.run_cell(exercise, exercise.id, "")  # the lesson's imports (`given`)
     try:
         namespace, failed = registry.run_cell(exercise, exercise.id, source, namespace)
-        verdict = failed or registry.judge(exercise, namespace)
+        verdict = failed or registry.judge(exercise, namespace, options=options)
     except BaseException as e:  # SystemExit & co: in Jupyter the kernel goes on, here the check cannot
         return False, f"the code raised {type(e).__name__}, which stops the check: remove it from the cell.", None
     return verdict.passed is True, str(verdict.message), verdict.seed
@@ -134,6 +135,8 @@ def main() -> None:
     from course.exercises import registry
 
     exercises = [importlib.import_module(item["module"]) and registry.REGISTRY[item["id"]] for item in job["exercises"]]
+    for module in {m for item in job["exercises"] for m in item.get("modules", ())}:  # the earlier cells' checks
+        importlib.import_module(module)
     for given in dict.fromkeys(e.given for e in exercises):  # the lessons' imports, once: each child inherits them
         try:
             exec(compile(given, "<given>", "exec"), {"__name__": "given"})
@@ -144,7 +147,8 @@ def main() -> None:
     os.dup2(log, 2)
     for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
         output = f"output-{index}.txt"
-        answer = in_child(lambda e=exercise, s=item["source"]: check_cell(registry, e, s), output,
+        options = {k: item[k] for k in ("sources", "notebooks") if k in item}
+        answer = in_child(lambda e=exercise, s=item["source"], o=options: check_cell(registry, e, s, o), output,
                           limits["wall_seconds"])
         with open(output, "ab+") as f:  # the cell may have removed it
             f.seek(0)

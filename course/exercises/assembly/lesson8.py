@@ -21,11 +21,12 @@ import contextlib
 import inspect
 import io
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from course.exercises.assembly.pieces import Assembly, LearnersPolicy, Piece, definitions, gather, judged
+from course.errors import NotYet
 from course.exercises.lesson8.given import GIVEN_TOOLS
 from course.exercises.registry import REGISTRY, exercise, exercise_cells, load_all, run_async, run_cell, run_check
 
@@ -48,23 +49,27 @@ from logging.handlers import BufferingHandler
 """
 
 
-def saved(id: str, name: str, folder: Path, sources: Mapping[str, str] | None) -> Piece:
-    """An earlier lesson's piece from the learner's saved notebook in `folder` (or from `sources`)."""
+def saved(id: str, name: str, folder: Path, sources: Mapping[str, str] | None,
+          notebooks: Mapping[str, str] | None = None, course: Callable[[str, str], Any] | None = None) -> Piece:
+    """An earlier lesson's piece from the learner's saved notebook in `folder`, or, when `sources` is given, from
+    `sources` alone ({id: cell}, read from the notebooks `notebooks` names: the grader's); the course's piece
+    (`course(id, name)`, the reference solution by default) where the learner's is missing or not yet."""
     from course.exercises.assembly.pieces import reference
 
     ex = REGISTRY.get(id) or load_all()[id]
-    source = (sources or {}).get(id)
-    where = "the given source"
-    if source is None:
+    course = reference if course is None else course
+    if sources is not None:  # never the folder: in the grader's sandbox it is nobody's
+        source, where = sources.get(id), (notebooks or {}).get(id, "the given source")
+    else:
         found = sorted(folder.glob(f"{ex.lesson:02d}_*.ipynb"))
         where = found[0].name if found else f"no {ex.lesson:02d}_*.ipynb here"
         source = exercise_cells(found[0]).get(id) if found else None
     if source is None:
-        return Piece(id, name, reference(id, name), False, f"not found in {where}")
+        return Piece(id, name, course(id, name), False, f"not found in {where}")
     namespace, failed = run_cell(ex, id, source)
     verdict = failed or run_check(id, namespace)
     if not verdict.passed:
-        return Piece(id, name, reference(id, name), False, f"not yet in {where}")
+        return Piece(id, name, course(id, name), False, f"not yet in {where}")
     return Piece(id, name, namespace[name], True, where=where)
 
 
@@ -151,26 +156,54 @@ async def courses_assistant(shipping: Any, question: str, store: Path, rule: Any
     return result.answer, result.stop_reason
 
 
-def assemble(namespace: Mapping[str, Any], folder: Path | None = None,
-             sources: Mapping[str, str] | None = None) -> Assembly:
-    """Lesson 8's pieces from `namespace`, the earlier lessons' from the notebooks in `folder` (the working
-    folder: the kernel's is the notebook's) or from `sources`."""
-    folder = Path.cwd() if folder is None else folder
-    here = gather(HERE, namespace)
-    earlier = [saved(id, name, folder, sources) for id, name in EARLIER.items()]
-    pieces = {p.name: p.value for p in [*earlier, *here]}
+def run_both(pieces: Mapping[str, Any]) -> tuple[tuple[str, str], tuple[str, str]]:
+    """(the learner's whole assistant's answer and stop reason, the course's) on lesson 6's refund request."""
     with tempfile.TemporaryDirectory() as work, contextlib.redirect_stdout(io.StringIO()):
         got = run_async(lambda: whole_assistant(pieces, QUESTION, Path(work) / "yours.json"), limit=60)
         want = run_async(lambda: courses_assistant(pieces["shipping"], QUESTION, Path(work) / "course.json"), 60)
+    return got, want
+
+
+def assemble(namespace: Mapping[str, Any], folder: Path | None = None,
+             sources: Mapping[str, str] | None = None, notebooks: Mapping[str, str] | None = None) -> Assembly:
+    """Lesson 8's pieces from `namespace`, the earlier lessons' from the notebooks in `folder` (the working
+    folder: the kernel's is the notebook's) or from `sources` (read from `notebooks`)."""
+    folder = Path.cwd() if folder is None else folder
+    here = gather(HERE, namespace)
+    earlier = [saved(id, name, folder, sources, notebooks) for id, name in EARLIER.items()]
+    got, want = run_both({p.name: p.value for p in [*earlier, *here]})
     result = Assembly("l8-assemble", [*earlier, *here], got=got, want=want)
     result.lines = [f"the customer: {QUESTION}", f"your assistant ({got[1]}): {got[0]}"]
     return result
 
 
-@exercise("l8-assemble", lesson=8, given=GIVEN, uses=tuple(HERE))
-def check_assemble(customer_orders_only, changed_tools):
-    """Graded: this lesson's two pieces in the course's host (the whole assistant is what the notebook shows)."""
-    pieces = gather(HERE, dict(customer_orders_only=customer_orders_only, changed_tools=changed_tools))
+def _none(id: str, name: str) -> None:
+    """No course piece in the grader's sandbox (it has no solutions/): a piece not the learner's is a "not yet"."""
+    return None
+
+
+@exercise("l8-assemble", lesson=8, given=GIVEN, uses=tuple(HERE), earlier=tuple(EARLIER))
+def check_assemble(customer_orders_only, changed_tools, sources: Mapping[str, str] | None = None,
+                   notebooks: Mapping[str, str] | None = None):
+    """Graded. With `sources` (the earlier lessons' cells, {id: source}, from the learner's notebooks `notebooks`
+    names; the grader sends them for a learner's folder): the whole assistant, every piece the learner's. Without:
+    this lesson's two pieces in the course's host (the whole assistant is what the notebook shows)."""
+    namespace = dict(customer_orders_only=customer_orders_only, changed_tools=changed_tools)
+    if sources is not None:
+        pieces = [*(saved(id, name, Path(), sources, notebooks, _none) for id, name in EARLIER.items()),
+                  *gather(HERE, namespace, _none)]
+        theirs = [p for p in pieces if not p.mine]
+        if theirs:
+            raise NotYet("the whole assistant runs only with your own pieces, and these are not yet: " +
+                         "; ".join(f"{p.name} ({p.id}): {p.why}" for p in theirs),
+                         "make those exercises' checks pass in their notebooks (check(...) under each), save the "
+                         "notebooks in one folder, then have them graded again.")
+        got, want = run_both({p.name: p.value for p in pieces})
+        note = judged(Assembly("l8-assemble", pieces, got=got, want=want))
+        return f"{note} Yours: " + ", ".join(f"{p.name} ({p.id}, {p.where or 'this notebook'})" for p in pieces) + "."
+    pieces = gather(HERE, namespace, _none)
+    if not all(p.mine for p in pieces):
+        return judged(Assembly("l8-assemble", pieces))
     p = {piece.name: piece.value for piece in pieces}
     with tempfile.TemporaryDirectory() as work, contextlib.redirect_stdout(io.StringIO()):
         got = run_async(lambda: courses_assistant(None, QUESTION, Path(work) / "yours.json",

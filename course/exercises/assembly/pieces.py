@@ -83,8 +83,10 @@ def reference(id: str, name: str) -> Any:
     return namespace[name]
 
 
-def gather(wanted: Mapping[str, str], namespace: Mapping[str, Any]) -> list[Piece]:
-    """{exercise id: name} → a Piece each: the learner's where its check passes, else the course's."""
+def gather(wanted: Mapping[str, str], namespace: Mapping[str, Any],
+           course: Callable[[str, str], Any] = reference) -> list[Piece]:
+    """{exercise id: name} → a Piece each: the learner's where its check passes, else the course's (`course(id,
+    name)`: the reference solution)."""
     found = []
     for id, name in wanted.items():
         value = namespace.get(name)
@@ -95,7 +97,7 @@ def gather(wanted: Mapping[str, str], namespace: Mapping[str, Any]) -> list[Piec
         else:
             verdict = run_check(id, dict(namespace))
             why = "" if verdict.passed else f"check(\"{id}\"): not yet"
-        found.append(Piece(id, name, value, True) if not why else Piece(id, name, reference(id, name), False, why))
+        found.append(Piece(id, name, value, True) if not why else Piece(id, name, course(id, name), False, why))
     seeds.start(0)  # the pieces' checks drew cases; the assemble step draws none, so its verdict says no seed
     return found
 
