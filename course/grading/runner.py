@@ -118,7 +118,7 @@ def read_folder(learner: Learner) -> dict[Path, tuple[Learner, dict[str, list[st
 def choose(learner: Learner, books: dict[Path, tuple[Learner, dict[str, list[str]]]], lesson: int) -> dict:
     """The folder's notebook of `lesson` (the course's name for it first, as lesson 8 reads it): it is graded."""
     ofs = [p for p in books if books[p][0].lesson == lesson]
-    ofs.sort(key=lambda p: not p.name.startswith(f"{lesson:02d}_"))
+    ofs.sort(key=lambda p: (p.name not in COURSE_NOTEBOOKS, not p.name.startswith(f"{lesson:02d}_")))
     if not ofs:
         learner.problem = (f"another lesson: the folder holds no notebook of lesson {lesson} (it holds "
                            f"{', '.join(p.name for p in books)}); nothing in it counts.")
