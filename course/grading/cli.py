@@ -11,11 +11,14 @@ from course.grading.sandbox import ROOT, Sandbox, SandboxError, SandboxLimits
 
 DESCRIPTION = """Grade learners' notebooks in a bubblewrap sandbox (README, "Grading a class"). A pass counts only
 inside the lesson's vocabulary; anything else is "review", with the reason. Writes index.html (the class),
-a page per learner, class.csv (merged with earlier runs) and the similar pairs."""
+a page per learner, class.csv (merged with earlier runs) and the similar pairs. A folder holding notebooks named as
+the course names them (02_agent_loop.ipynb, ...) is one learner: lesson 8's l8-assemble then grades the whole
+assistant, with the earlier lessons' pieces from that folder."""
 EPILOG = """exit status: 0 every learner passed every exercise; 1 some did not (the reports say which);
 2 a bad command line, nothing to grade, or no sandbox.
 examples:
   python -m course.grading "submissions/lesson 4/" -j 2 --roster names.txt
+  python -m course.grading submissions/          # submissions/<learner>/0N_*.ipynb, a folder per learner
   python -m course.grading --out work/grades --learner "Anna B" --exercise l4-guard --by Mia \\
       --override pass --why "the loop is fine, the check misread it"
   python -m course.grading --vocabulary 4"""

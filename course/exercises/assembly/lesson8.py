@@ -11,7 +11,9 @@ refund request through MCP (in memory, `Client(server)`, on the scripted model),
 | 8 | `customer_orders_only`, `changed_tools` | the rule no text can talk around; nothing changed since pinning |
 
 This lesson's pieces come from the notebook's namespace; the earlier lessons' from the learner's saved
-notebooks next to it (graded, only this notebook is there: those are the course's, and do not count).
+notebooks next to it. Graded, the check takes them as `sources` when the grader has the learner's folder
+(course/grading/runner.py: the cells, read there and run only in the sandbox); a notebook graded on its own
+gets lesson 8's two pieces graded in the course's host.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from course.exercises.assembly.pieces import Assembly, LearnersPolicy, Piece, definitions, gather, judged
 from course.errors import NotYet
+from course.exercises.assembly.pieces import Assembly, LearnersPolicy, Piece, definitions, gather, judged
 from course.exercises.lesson8.given import GIVEN_TOOLS
 from course.exercises.registry import REGISTRY, exercise, exercise_cells, load_all, run_async, run_cell, run_check
 
