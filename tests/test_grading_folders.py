@@ -108,6 +108,11 @@ def test_a_folder_grades_its_notebook_of_the_lesson_and_names_each_earlier_noteb
     assert set(sources) == {"l4-policy", "l4-guard"} and sources["l4-guard"] == solved("l4-guard") and not reasons
     assert notebooks["l2-agent-loop"] == "no 02_*.ipynb in the folder", notebooks
     assert notebooks["l4-policy"] == "04_permissions.ipynb"
+    (tmp_path / "Cleo" / "06_mcp_client.ipynb").write_text("{not json")  # nothing sent, and the mentor reads why
+    sources, notebooks, _ = earlier(cleo.path.parent, read_folder(Learner("Cleo", tmp_path / "Cleo")),
+                                    REGISTRY["l8-assemble"].earlier)
+    assert notebooks["l6-execute"] == "06_mcp_client.ipynb (unreadable, or no course exercises in it)", notebooks
+    assert "l6-execute" not in sources
     other = Learner("Cleo", tmp_path / "Cleo")
     assert choose(other, read_folder(other), 5) == {} and other.problem.startswith(
         "another lesson: the folder holds no notebook of lesson 5"), other.problem

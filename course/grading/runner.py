@@ -99,8 +99,8 @@ def learners(paths: list[Path], skip: Path | None = None) -> list[Path]:
 
 
 def read_folder(learner: Learner) -> dict[Path, tuple[Learner, dict[str, list[str]]]]:
-    """{notebook: (it read as a learner, its cells)} of a learner's folder, the course notebooks in it only; its
-    lesson (for the class's): the latest one it holds."""
+    """{notebook: (it read as a learner, its cells)} of the notebooks directly in a learner's folder that read as
+    course notebooks; the folder's lesson (for the class's): the latest one it holds."""
     books = {}
     for path in sorted(learner.path.iterdir()):
         if path.is_file() and path.suffix == ".ipynb" and not path.name.startswith("."):
@@ -136,7 +136,8 @@ def earlier(folder: Path, books: dict[Path, tuple[Learner, dict[str, list[str]]]
     for id in ids:
         lesson = REGISTRY[id].lesson
         found = sorted(folder.glob(f"{lesson:02d}_*.ipynb"))
-        notebooks[id] = found[0].name if found else f"no {lesson:02d}_*.ipynb in the folder"
+        notebooks[id] = f"no {lesson:02d}_*.ipynb in the folder" if not found else found[0].name \
+            if found[0] in books else f"{found[0].name} (unreadable, or no course exercises in it)"
         copies = books[found[0]][1].get(id) if found and found[0] in books else None
         if copies:
             sources[id] = copies[-1]
