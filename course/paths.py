@@ -52,3 +52,12 @@ def shared_embeddings(environ: Mapping[str, str] | None = None) -> Path | None:
 
 WORK = work_dir()  # state the lessons create: the shop's stores, caches, logs
 SHARED_EMBEDDINGS = shared_embeddings()  # the teacher's embedding cache, read-only; None: each learner's own
+
+
+def lesson_notebook(folder: Path, lesson: int) -> Path | None:
+    """A learner's saved notebook of `lesson` in `folder`: the one named as the course names it before any copy
+    (`02_agent_loop-Copy1.ipynb` sorts before `02_agent_loop.ipynb`), else the first by name. Lesson 8's
+    assemble step and the grader pick with this, so both read the same notebook."""
+    found = sorted(folder.glob(f"{lesson:02d}_*.ipynb"),
+                   key=lambda p: (not (ROOT / "notebooks" / p.name).is_file(), p.name))
+    return found[0] if found else None

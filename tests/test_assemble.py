@@ -160,3 +160,25 @@ def test_lesson_8_takes_the_earlier_pieces_from_the_learners_saved_notebooks_and
     assert not rows["l4-guard"].mine and rows["l4-guard"].why == "not yet in 04_permissions.ipynb"
     assert not rows["l6-execute"].mine and rows["l6-execute"].why == "not found in no 06_*.ipynb here"
     assert rows["l8-changed-tool"].mine and not rows["l8-changed-tool"].where and done.same, str(done)
+
+
+def test_lesson_8_reads_the_notebook_named_as_the_course_names_it_not_a_copy_that_sorts_first(tmp_path):
+    # JupyterLab's "Duplicate" makes 02_agent_loop-Copy1.ipynb, which sorts before 02_agent_loop.ipynb: the learner's
+    # solved notebook is the course-named one, and the grader picks the same (course.paths.lesson_notebook).
+    import shutil
+
+    import nbformat
+
+    from course.paths import lesson_notebook
+
+    nb = nbformat.read(ROOT / "notebooks" / "02_agent_loop.ipynb", as_version=4)
+    for cell in nb.cells:
+        first = cell.source.split("\n", 1)[0]
+        if cell.cell_type == "code" and first.startswith("# EXERCISE l2-agent-loop"):
+            cell.source = solutions("l8-assemble")["l2-agent-loop"]
+    nbformat.write(nb, tmp_path / "02_agent_loop.ipynb")
+    shutil.copy(ROOT / "notebooks" / "02_agent_loop.ipynb", tmp_path / "02_agent_loop-Copy1.ipynb")  # the stubs
+    assert lesson_notebook(tmp_path, 2) == tmp_path / "02_agent_loop.ipynb"
+    done = lesson8.assemble(namespace("l8-assemble", solutions("l8-assemble")), folder=tmp_path)
+    row = next(p for p in done.pieces if p.id == "l2-agent-loop")
+    assert row.mine and row.where == "02_agent_loop.ipynb", str(done)

@@ -21,6 +21,7 @@ from typing import Any
 from course.exercises import MARKER, REGISTRY, load_all
 from course.grading.sandbox import ROOT, Sandbox, SandboxLimits
 from course.grading.vocabulary import review
+from course.paths import lesson_notebook
 
 SOLUTIONS = ROOT / "solutions"
 # A folder holding one of these is one learner's (lesson 8 reads the earlier lessons' pieces from them).
@@ -135,10 +136,10 @@ def earlier(folder: Path, books: dict[Path, tuple[Learner, dict[str, list[str]]]
     sources, notebooks, reasons = {}, {}, []
     for id in ids:
         lesson = REGISTRY[id].lesson
-        found = sorted(folder.glob(f"{lesson:02d}_*.ipynb"))
-        notebooks[id] = f"no {lesson:02d}_*.ipynb in the folder" if not found else found[0].name \
-            if found[0] in books else f"{found[0].name} (unreadable, or no course exercises in it)"
-        copies = books[found[0]][1].get(id) if found and found[0] in books else None
+        found = lesson_notebook(folder, lesson)
+        notebooks[id] = f"no {lesson:02d}_*.ipynb in the folder" if found is None else found.name \
+            if found in books else f"{found.name} (unreadable, or no course exercises in it)"
+        copies = books[found][1].get(id) if found is not None and found in books else None
         if copies:
             sources[id] = copies[-1]
             reasons += [f"{notebooks[id]}, the cell of {id}: {why}" for why in review(copies[-1], lesson)]

@@ -31,6 +31,7 @@ from course.errors import NotYet
 from course.exercises.assembly.pieces import Assembly, LearnersPolicy, Piece, definitions, gather, judged
 from course.exercises.lesson8.given import GIVEN_TOOLS
 from course.exercises.registry import REGISTRY, exercise, exercise_cells, load_all, run_async, run_cell, run_check
+from course.paths import lesson_notebook
 
 HERE = {"l8-injection-rule": "customer_orders_only", "l8-changed-tool": "changed_tools"}
 EARLIER = {"l2-agent-loop": "run_loop", "l4-policy": "decide", "l4-guard": "guard", "l5-constrained-tool": "shipping",
@@ -63,9 +64,9 @@ def saved(id: str, name: str, folder: Path, sources: Mapping[str, str] | None,
     if sources is not None:  # never the folder: in the grader's sandbox it is nobody's
         source, where = sources.get(id), (notebooks or {}).get(id, "the given source")
     else:
-        found = sorted(folder.glob(f"{ex.lesson:02d}_*.ipynb"))
-        where = found[0].name if found else f"no {ex.lesson:02d}_*.ipynb here"
-        source = exercise_cells(found[0]).get(id) if found else None
+        found = lesson_notebook(folder, ex.lesson)
+        where = found.name if found else f"no {ex.lesson:02d}_*.ipynb here"
+        source = exercise_cells(found).get(id) if found else None
     if source is None:
         return Piece(id, name, course(id, name), False, f"not found in {where}")
     namespace, failed = run_cell(ex, id, source)
