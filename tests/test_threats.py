@@ -501,13 +501,38 @@ NEXT_SECRET_CORPUS = [
     ("blob eyJhcGlfa2V5IjogImh1bnRlcjJYcTkifQ==", "eyJhcGlfa2V5IjogImh1bnRlcjJYcTkifQ"),  # {"api_key": ...}
     ("state=eyJjbGllbnRfc2VjcmV0IjoiaHVudGVyMlhxOT4-In0", "eyJjbGllbnRfc2VjcmV0IjoiaHVudGVyMlhxOT4-In0"),
 ]
+# the next variation (issue 23 leftovers): a short token as a URL's user, whitespace between name and value
+SPELLED_CORPUS = [
+    ("https://abc123token@host/", "abc123token"),
+    ("cloning HTTPS://abc123token@git.example/shop.git", "abc123token"),
+    ("git+https://Tok3nAbc@git.example/shop.git", "Tok3nAbc"),
+    ("wss://abc%31token@events.example/", "abc%31token"),
+    ('url="https://ghpAbcDefToken@api.example/v1"', "ghpAbcDefToken"),
+    ("https://abc123token:x-oauth-basic@github.com/shop.git", "abc123token"),
+    ("https://abc123token:@host/", "abc123token"),
+    ('"postgres://app:hunter2Xq9@db"', "hunter2Xq9"),
+    ("(postgres://app:hunter2Xq9@db)", "hunter2Xq9"),
+    ("DB_PASSWORD\thunter2", "hunter2"),
+    ("DB_PASSWORD\t\thunter2", "hunter2"),
+    ("DB_PASSWORD \t 'hunter2'", "hunter2"),
+    ("password\thunter2", "hunter2"),
+    ("api_key\x0bhunter2", "hunter2"),
+    ("password\u00a0hunter2", "hunter2"),
+    ("DB_PASSWORD    hunter2", "hunter2"),
+    ("STRIPE_KEY\thunter2", "hunter2"),
+    ("AUTH\thunter2", "hunter2"),
+    ("OPENAI_API_KEY\thunter2xyz", "hunter2xyz"),
+    ("password => 'hunter2'", "hunter2"),
+    ("secret -> hunter2", "hunter2"),
+]
 HARMLESS = ["Traceback (most recent call last):", 'File "server.py", line 12, in <module>',
             "KeyError: 'order_id'", "listening on http://127.0.0.1:8000/mcp", "tokens used: 1,204",
             "3 passed, 0 failed", "bypass_cache=true", "--tokens-max 512",
             "missing key: order_id", "the basic setup works", "https://medium.example/@northwind",
             "mailto:help@northwind-goods.example", "ssh://git@git.example/shop.git", "bearer of bad news",
             "order A1002 is 9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c in the ledger", "sha256 dGhpcyBpcyBub3QgYSBzZWNyZXQ=",
-            "https://user@host.example/path"]
+            "https://user@host.example/path", "https://john.doe@host.example/", "DB_PASSWORD not set",
+            "tokens used:\t1,204", "password incorrect for user shop", "http://127.0.0.1:8000/mcp"]
 
 
 @pytest.mark.parametrize("line, secret", SECRET_CORPUS)
@@ -519,6 +544,13 @@ def test_redact_hides_each_usual_spelling_of_a_secret(line, secret):
 
 @pytest.mark.parametrize("line, secret", NEXT_SECRET_CORPUS)
 def test_redact_hides_the_next_spellings_base64_url_credentials_authorization_in_json_and_env_names(line, secret):
+    from course.host.errors import redact
+
+    assert secret not in redact(line), redact(line)
+
+
+@pytest.mark.parametrize("line, secret", SPELLED_CORPUS)
+def test_redact_hides_a_short_token_as_a_urls_user_and_a_secret_after_a_tab_or_wide_space(line, secret):
     from course.host.errors import redact
 
     assert secret not in redact(line), redact(line)
