@@ -26,7 +26,7 @@ from mcp.client._memory import InMemoryTransport
 from course.host.servers import InMemory
 from course.scripted import Rule, ToolCall
 from course.servers.wire import recorded
-from course.show import printable
+from course.show import lookalikes, printable
 
 __all__ = ["Trace", "sequence_diagram"]
 
@@ -91,10 +91,17 @@ def _is_subscription(message: dict) -> bool:
 
 
 def _short(text: object, limit: int = 60) -> str:
-    """Text a peer chose, as one diagram label: on one line, escaped, cut (a newline would write a step of its own)."""
+    """Text a peer chose, as one diagram label: on one line, escaped, cut (a newline would write a step of its own).
+
+    Look-alike letters are named after the cut, so a cut cannot hide them (`іssue_refund` with a Cyrillic `і`).
+    """
     flat = printable(" ".join(str(text).split())).replace('"', "'").replace(";", ",")  # mermaid ends a message at ";"
     flat = flat if len(flat) <= limit else flat[:limit - 1] + "…"
-    return flat.replace("#", "#35;")  # and takes the rest of a line after "#" for a comment: an entity code instead
+    marks = lookalikes(str(text))
+    flat += f" (mixed scripts: {', '.join(marks)})" if marks else ""
+    # Mermaid takes the rest of a line after "#" for a comment, and draws <br> as a line break (a forged second
+    # line under a step): entity codes instead, which it shows as the characters.
+    return flat.replace("#", "#35;").replace("<", "#lt;").replace(">", "#gt;")
 
 
 def _request_label(message: dict) -> str:
