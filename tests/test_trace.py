@@ -123,3 +123,13 @@ def test_a_look_alike_tool_name_is_named_in_the_diagram_also_when_its_label_is_c
                                       ("check", {"tool": name, "decision": "denied", "by": "allowlist"})]))
     for line in diagram.splitlines()[-2:]:
         assert "\u0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I" in line, line
+
+
+def test_a_secret_in_a_servers_error_or_in_arguments_is_masked_in_the_diagram_as_in_the_hosts_messages():
+    # The next variation (issue 23 leftovers): the diagram is saved with the notebook, like a printed ServerError.
+    trace = Trace([("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "status", "arguments": {"url": "https://abc123token@db/"}}}),
+                   ("<-", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603,
+                                                              "message": "no db: DB_PASSWORD\thunter2Xq9"}})])
+    diagram = sequence_diagram(trace)
+    assert "hunter2Xq9" not in diagram and "abc123token" not in diagram and "***" in diagram, diagram

@@ -23,6 +23,7 @@ from typing import Any
 # The SDK's own JSON-RPC-over-memory transport (what `Client(server, mode="legacy")` uses inside).
 from mcp.client._memory import InMemoryTransport
 
+from course.host.redaction import redact
 from course.host.servers import InMemory
 from course.scripted import Rule, ToolCall
 from course.servers.wire import recorded
@@ -93,9 +94,11 @@ def _is_subscription(message: dict) -> bool:
 def _short(text: object, limit: int = 60) -> str:
     """Text a peer chose, as one diagram label: on one line, escaped, cut (a newline would write a step of its own).
 
-    Look-alike letters are named after the cut, so a cut cannot hide them (`іssue_refund` with a Cyrillic `і`).
+    What `redact` would hide is masked. Look-alike letters are named after the cut, so a cut cannot hide
+    them (`іssue_refund` with a Cyrillic `і`).
     """
-    flat = printable(" ".join(str(text).split())).replace('"', "'").replace(";", ",")  # mermaid ends a message at ";"
+    # Secrets masked first, as in the host's messages (the diagram is saved with the notebook), then on one line.
+    flat = printable(" ".join(redact(str(text)).split())).replace('"', "'").replace(";", ",")  # mermaid ends at ";"
     flat = flat if len(flat) <= limit else flat[:limit - 1] + "…"
     marks = lookalikes(str(text))
     flat += f" (mixed scripts: {', '.join(marks)})" if marks else ""
