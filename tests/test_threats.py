@@ -556,6 +556,23 @@ def test_redact_hides_a_short_token_as_a_urls_user_and_a_secret_after_a_tab_or_w
     assert secret not in redact(line), redact(line)
 
 
+# Colored logs (structlog's console renderer, rich, loguru): an SGR code between the name and its value.
+COLORED_CORPUS = [
+    ("\x1b[36mpassword\x1b[0m=\x1b[35mhunter2Xq9\x1b[0m", "hunter2Xq9"),
+    ("\x1b[33mDB_PASSWORD\x1b[0m: hunter2Xq9", "hunter2Xq9"),
+    ("\x1b[1;31mAuthorization\x1b[0m: Bearer \x1b[2mabcDEF123456xyz\x1b[22m", "abcDEF123456xyz"),
+    ("clone \x1b[4mhttps://abc123token@git.example/x\x1b[24m", "abc123token"),
+]
+
+
+@pytest.mark.parametrize("line, secret", COLORED_CORPUS)
+def test_redact_hides_a_secret_in_a_colored_log_line_and_keeps_other_escapes_to_show_them(line, secret):
+    from course.host.errors import redact
+
+    assert secret not in redact(line), redact(line)
+    assert redact("boom\r\x1b[2Kall good") == "boom\r\x1b[2Kall good"  # a line-rewriting escape stays, to be shown
+
+
 def test_redact_leaves_an_ordinary_traceback_readable():
     from course.host.errors import redact
 

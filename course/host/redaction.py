@@ -52,6 +52,7 @@ _FLAG = re.compile(rf"(?i)((?<![\w-])--?[\w-]*?{_SECRET_NAME}(?:\s+|=))(?!-)(\S+
 _AUTHORIZATION = re.compile(r"(?i)\b(authorization[\"']?\s*[=:]\s*[\"']?(?:bearer|basic|token|digest)(?:\s+|%20))"
                             r"[^\s\"',;&]+")
 _BEARER = re.compile(r"(?i)\b(bearer(?:\s+|%20))[A-Za-z0-9._~+/-]{8,}=*")
+_COLOR = re.compile(r"\x1b\[[0-9;:]*m")  # SGR: colors and bold, nothing that moves the cursor or erases
 _SKIPPED = {"Base64HighEntropyString", "HexHighEntropyString"}  # they flag every hash and id: unreadable logs
 
 
@@ -108,5 +109,8 @@ def redact(text: str) -> str:
     """`text` with what looks like a secret replaced by ***, line by line."""
     if not text:
         return text
+    # Colors out (structlog, rich, loguru): `\x1b[36mpassword\x1b[0m=...` puts a code between a name and its value,
+    # and escaped for a human they are only noise. Other escapes (`\x1b[2K` rewrites a line) stay, to be shown.
+    text = _COLOR.sub("", text)
     # A URL's user first: `https://abc123token:@host` would otherwise read as a name ("...token") and its value.
     return "\n".join(_line(line) for line in _NAMED.sub(_quoted, _URL_USER.sub(_user, text)).split("\n"))
