@@ -870,3 +870,24 @@ def test_a_letter_with_one_or_two_accents_is_shown_as_written():
     # NFD: ệ is e and two marks; a Hebrew shin with its dot and a vowel
     written = "Vie\u0323\u0302t Nam, cafe\u0301, \u05e9\u05c1\u05b8"
     assert printable(written) == written
+
+
+# -- variation (issue 23 leftovers): the padding in the *tool's name* (a lax third-party server names its tools) ------
+@pytest.mark.parametrize("tool", ["get_order_status" + " " * 3000 + "issue_refund", "issue_refund" + "x" * 3000])
+async def test_a_tool_name_of_3000_characters_cannot_push_the_tool_and_its_arguments_off_the_screen(
+        monkeypatch, capsys, tool):
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "n")
+    request = ApprovalRequest(tool, {"order_id": "A1002", "amount": 999}, "write")
+    assert await TerminalApprover()(request) is False
+    first = capsys.readouterr().out.strip().splitlines() + [asked[0]]
+    assert sum(max(1, -(-len(line) // 80)) for line in first) <= 24, first
+    assert first[0].startswith(f"The assistant wants to run {tool[:12]}")
+    assert "more characters" in first[0] or "[3,000 spaces] issue_refund [write tool]" in first[0]
+    assert "amount = 999" in "\n".join(first) and first[-1].rstrip().endswith("[write]? [y/N, f = full values]")
+    assert len(str(request)) < 300 and len(request.html()) < 1500
+    assert tool in "\n".join(request.lines(full=True))  # the whole name on request
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(request)
+    assert len(shown[0].children[1].children[0].description) < 120 and len(shown.now[0]["text/plain"]) < 400
