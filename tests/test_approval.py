@@ -891,3 +891,12 @@ async def test_a_tool_name_of_3000_characters_cannot_push_the_tool_and_its_argum
     with pytest.raises(ApprovalTimeout):
         await WidgetApprover(timeout=0.01)(request)
     assert len(shown[0].children[1].children[0].description) < 120 and len(shown.now[0]["text/plain"]) < 400
+
+
+async def test_the_decision_log_cuts_a_tool_name_of_3000_characters_and_still_names_its_look_alikes(toolbox, capsys):
+    run, log = make(toolbox, ScriptedApprover([False]))
+    await run("\u0456ssue_refund" + " " * 3000 + "x" * 3000, REFUND)  # an unknown tool: asked about, and logged
+    capsys.readouterr()
+    log.show()
+    printed = capsys.readouterr().out
+    assert max(map(len, printed.splitlines())) < 400 and "CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I" in printed
