@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from course.errors import RuleError
-from course.show import lookalikes, printable
+from course.show import lookalikes, named, printable
 
 __all__ = ["DecisionLog", "Policy"]
 
@@ -176,7 +176,7 @@ class DecisionLog:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
         settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
         # Look-alikes named as the approval prompt names them (after the cut, so it cannot hide the letter).
-        return [{"#": i, "tool": _tool(e.tool), "arguments": _short(e.arguments, arguments_width) + _marks(e.arguments),
+        return [{"#": i, "tool": named(e.tool), "arguments": _short(e.arguments, arguments_width) + _marks(e.arguments),
                  "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
                  **({"outcome": e.outcome or "-"} if settled else {}),
@@ -201,14 +201,6 @@ def _marks(arguments: dict) -> str:
     """The look-alike letters of the arguments' keys and values, named: " (mixed scripts: о CYRILLIC ...)" or ""."""
     marks = lookalikes(json.dumps(arguments, ensure_ascii=False))
     return f" (mixed scripts: {', '.join(marks)})" if marks else ""
-
-
-def _tool(name: str, width: int = 60) -> str:
-    """A tool's name on one line, cut (a server can name a tool with 3,000 characters), look-alikes named after."""
-    text = printable(" ".join(name.split()))
-    marks = lookalikes(name)
-    return (text if len(text) <= width else text[:width - 1] + "…") + (f" (mixed scripts: {', '.join(marks)})"
-                                                                        if marks else "")
 
 
 def _short(arguments: dict, width: int = 60) -> str:

@@ -97,6 +97,24 @@ def _posing_as_latin(word: str) -> list[str]:
     return letters if all(confusables.is_confusable(ch, preferred_aliases=["latin"]) for ch in letters) else []
 
 
+# Whitespace, and the braille blank (U+2800: a symbol, drawn as a space, that \s does not match).
+SPACES = re.compile(r"[\s\u2800]{4,}")
+
+
+def collapsed(text: str) -> str:
+    """Runs of whitespace (4 or more) as one note: 3,000 spaces cannot push the rest of a value away."""
+    return SPACES.sub(lambda m: f" [{len(m.group(0)):,} spaces] ", text)
+
+
+def named(text: object, width: int = 60) -> str:
+    """A name a server chose, for a note or a log row: whitespace runs counted, escaped, cut at `width`, and its
+    look-alikes named after the cut (so the cut cannot hide them). `"weather" + 3,000 spaces` stays one short line."""
+    flat = printable(collapsed(str(text)))
+    marks = lookalikes(str(text))
+    return (flat if len(flat) <= width else flat[:width - 1] + "…") + (f" (mixed scripts: {', '.join(marks)})"
+                                                                        if marks else "")
+
+
 def shown(text: object) -> str:
     """`text` escaped for a human, with its look-alike letters named after it."""
     marks = lookalikes(str(text))
