@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from course.errors import RuleError
-from course.show import lookalikes, printable, shown
+from course.show import lookalikes, named, printable
 
 __all__ = ["DecisionLog", "Policy"]
 
@@ -175,8 +175,8 @@ class DecisionLog:
     def rows(self, arguments_width: int = 60) -> list[dict]:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
         settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
-        # Look-alikes named as the approval prompt names them (`shown`), also when the cut hides the letter.
-        return [{"#": i, "tool": shown(e.tool), "arguments": _short(e.arguments, arguments_width) + _marks(e.arguments),
+        # Look-alikes named as the approval prompt names them (after the cut, so it cannot hide the letter).
+        return [{"#": i, "tool": named(e.tool), "arguments": _short(e.arguments, arguments_width) + _marks(e.arguments),
                  "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
                  **({"outcome": e.outcome or "-"} if settled else {}),

@@ -10,6 +10,7 @@ from the `confusable-homoglyphs` tables.
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import re
 import unicodedata
@@ -33,8 +34,22 @@ def printable(text: str) -> str:
 
     For text a model or a server wrote that a human reads: a carriage return, an ANSI escape or
     a right-to-left override could otherwise redraw the line and fake what it says.
+    Three and more combining marks in a row are counted instead of drawn (`a [200 combining marks]`).
     """
-    return "".join(ch if (ch.isprintable() or ch == " ") and ch not in _IGNORABLE else _escape(ch) for ch in str(text))
+    return "".join(ch if (ch.isprintable() or ch == " ") and ch not in _IGNORABLE else _escape(ch)
+                   for ch in _counted_marks(str(text)))
+
+
+def _counted_marks(text: str) -> str:
+    """`text` with each run of three and more combining marks as a count: `a [200 combining marks]`.
+
+    Stacked on one letter (Zalgo), 200 accents draw one tall smear over the lines above and below and hide
+    what they say. A letter carries one or two (Vietnamese `ệ` is e + two), so those stay as written.
+    """
+    runs = [(mark, "".join(chars)) for mark, chars in
+            itertools.groupby(text, lambda ch: unicodedata.category(ch) in ("Mn", "Me"))]
+    return "".join(f" [{len(run):,} combining marks]" + (" " if i < len(runs) - 1 else "") if mark and len(run) > 2
+                   else run for i, (mark, run) in enumerate(runs))
 
 
 # Unicode's default-ignorable characters that Python calls printable: drawn as nothing (U+034F, the variation
@@ -80,6 +95,24 @@ def _posing_as_latin(word: str) -> list[str]:
     if not letters or any(categories.alias(ch) == "LATIN" for ch in letters):
         return []
     return letters if all(confusables.is_confusable(ch, preferred_aliases=["latin"]) for ch in letters) else []
+
+
+# Whitespace, and the braille blank (U+2800: a symbol, drawn as a space, that \s does not match).
+SPACES = re.compile(r"[\s\u2800]{4,}")
+
+
+def collapsed(text: str) -> str:
+    """Runs of whitespace (4 or more) as one note: 3,000 spaces cannot push the rest of a value away."""
+    return SPACES.sub(lambda m: f" [{len(m.group(0)):,} spaces] ", text)
+
+
+def named(text: object, width: int = 60) -> str:
+    """A name a server chose, for a note or a log row: whitespace runs counted, escaped, cut at `width`, and its
+    look-alikes named after the cut (so the cut cannot hide them). `"weather" + 3,000 spaces` stays one short line."""
+    flat = printable(collapsed(str(text)))
+    marks = lookalikes(str(text))
+    return (flat if len(flat) <= width else flat[:width - 1] + "…") + (f" (mixed scripts: {', '.join(marks)})"
+                                                                        if marks else "")
 
 
 def shown(text: object) -> str:

@@ -821,3 +821,82 @@ def test_a_run_of_braille_blanks_is_collapsed_like_spaces():
     spoof = "A1001" + "\u2800" * 3000 + "') issue_refund(amount=999"
     request = ApprovalRequest("get_order_status", {"order_id": spoof}, "read")
     assert "[3,000 spaces]" in str(request) and "issue_refund" in str(request), str(request)
+
+
+# -- variation (issue 23 leftovers): combining marks stacked on one letter (Zalgo) ------------------------------
+ZALGO = "a" + "\u0301" * 200  # 200 acute accents on one letter: drawn as one tall smear over the lines around it
+
+
+def combining(text: str) -> int:
+    """The longest run of combining marks in `text`: what a terminal stacks on one letter."""
+    import unicodedata
+
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        longest = max(longest, run)
+    return longest
+
+
+@pytest.mark.parametrize("where", ["value", "key", "tool"])
+async def test_combining_marks_stacked_on_one_letter_are_counted_not_drawn_in_every_prompt(monkeypatch, where):
+    arguments = {"order_id": "A1002", **({"note": "ok" + ZALGO} if where == "value" else {}),
+                 **({"n" + ZALGO: "ok"} if where == "key" else {})}
+    request = ApprovalRequest("issue_refund" + (ZALGO if where == "tool" else ""), arguments, "write")
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(request)
+    texts = [str(request), *request.lines(), *request.lines(full=True), request.question(), request.html(),
+             request.html(full=True), shown[0].children[0].value, shown[0].children[1].children[0].description,
+             shown.now[0]["text/html"], shown.now[0]["text/plain"]]
+    for text in texts:
+        assert combining(text) <= 2, text[:200]
+    assert any("a [200 combining marks]" in text for text in texts[:2])
+
+
+async def test_the_decision_log_counts_stacked_combining_marks_in_the_tool_and_the_arguments(toolbox, capsys):
+    run, log = make(toolbox, ScriptedApprover([False, False]))
+    await run("cancel_order", json.dumps({"order_id": "A1003", "reason": "x" + ZALGO}, ensure_ascii=False))
+    await run("cancel_order" + ZALGO, json.dumps({"order_id": "A1003"}))
+    assert combining(capsys.readouterr().out) <= 2  # what the scripted approver printed
+    log.show(arguments_width=200)
+    printed = capsys.readouterr().out
+    assert combining(printed) <= 2 and printed.count("a [200 combining marks]") == 2, printed
+
+
+def test_a_letter_with_one_or_two_accents_is_shown_as_written():
+    from course.show import printable
+
+    # NFD: ệ is e and two marks; a Hebrew shin with its dot and a vowel
+    written = "Vie\u0323\u0302t Nam, cafe\u0301, \u05e9\u05c1\u05b8"
+    assert printable(written) == written
+
+
+# -- variation (issue 23 leftovers): the padding in the *tool's name* (a lax third-party server names its tools) ------
+@pytest.mark.parametrize("tool", ["get_order_status" + " " * 3000 + "issue_refund", "issue_refund" + "x" * 3000])
+async def test_a_tool_name_of_3000_characters_cannot_push_the_tool_and_its_arguments_off_the_screen(
+        monkeypatch, capsys, tool):
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "n")
+    request = ApprovalRequest(tool, {"order_id": "A1002", "amount": 999}, "write")
+    assert await TerminalApprover()(request) is False
+    first = capsys.readouterr().out.strip().splitlines() + [asked[0]]
+    assert sum(max(1, -(-len(line) // 80)) for line in first) <= 24, first
+    assert first[0].startswith(f"The assistant wants to run {tool[:12]}")
+    assert "more characters" in first[0] or "[3,000 spaces] issue_refund [write tool]" in first[0]
+    assert "amount = 999" in "\n".join(first) and first[-1].rstrip().endswith("[write]? [y/N, f = full values]")
+    assert len(str(request)) < 300 and len(request.html()) < 1500
+    assert tool in "\n".join(request.lines(full=True))  # the whole name on request
+    shown = screen(monkeypatch)
+    with pytest.raises(ApprovalTimeout):
+        await WidgetApprover(timeout=0.01)(request)
+    assert len(shown[0].children[1].children[0].description) < 120 and len(shown.now[0]["text/plain"]) < 400
+
+
+async def test_the_decision_log_cuts_a_tool_name_of_3000_characters_and_still_names_its_look_alikes(toolbox, capsys):
+    run, log = make(toolbox, ScriptedApprover([False]))
+    await run("\u0456ssue_refund" + " " * 3000 + "x" * 3000, REFUND)  # an unknown tool: asked about, and logged
+    capsys.readouterr()
+    log.show()
+    printed = capsys.readouterr().out
+    assert max(map(len, printed.splitlines())) < 400 and "CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I" in printed

@@ -309,3 +309,57 @@ def test_an_http_server_that_does_not_answer_in_time_is_not_called_a_stdio_serve
     assert "did not answer while listing tools in time" in str(error)
     assert "stdio" not in str(error) and "in a terminal to see" not in str(error)
     assert "busy or still starting" in error.check
+
+
+# -- variation (issue 23 leftovers): a server's words flattened onto one line *after* redaction, not before -------
+@pytest.mark.parametrize("code", [-32602, -32029])
+async def test_a_secret_after_a_tab_in_a_servers_refusal_reaches_neither_the_model_nor_you(code):
+    # "DB_PASSWORD<TAB>hunter2" flattened first read "DB_PASSWORD hunter2": one space, which redact leaves (prose).
+    server = refusing("Bad order id. DB_PASSWORD\thunter2Xq9")
+    if code == -32602:
+        server.middleware.clear()
+
+        async def reject(ctx, call_next):
+            from mcp import MCPError
+
+            if ctx.method == "tools/call":
+                raise MCPError(code=-32602, message="Bad order id. DB_PASSWORD\thunter2Xq9")
+            return await call_next(ctx)
+
+        server.middleware.append(reject)
+    async with McpHost(approver=ScriptedApprover([]), quiet=True) as host:
+        await host.connect("shop", in_memory(server), allow={"lookup"})
+        reply = await host.execute("lookup", '{"order_id": "A1001"}')
+    assert "hunter2Xq9" not in reply and "hunter2Xq9" not in host.outcomes[0].diagnosis, reply
+
+
+async def test_a_secret_after_a_tab_in_a_resource_or_prompt_error_is_masked_in_the_message_you_read():
+    from mcp import MCPError
+    from mcp.server.mcpserver import MCPServer
+
+    from course.errors import ServerError
+
+    server = MCPServer("docs")
+
+    @server.resource("docs://index")
+    def index() -> str:
+        return "index"
+
+    @server.prompt()
+    def reply(order_id: str) -> str:
+        """Draft a reply."""
+        return order_id
+
+    async def fail(ctx, call_next):
+        if ctx.method in ("resources/read", "prompts/get"):
+            raise MCPError(code=-32603, message="no db: DB_PASSWORD\thunter2Xq9")
+        return await call_next(ctx)
+
+    server.middleware.append(fail)
+    async with McpHost(approver=ScriptedApprover([]), quiet=True) as host:
+        await host.connect("docs", in_memory(server), allow=set())
+        for attempt in (lambda: host.read_resource("docs", "docs://index"),
+                        lambda: host.get_prompt("docs", "reply", {"order_id": "A"})):
+            with pytest.raises(ServerError) as caught:
+                await attempt()
+            assert "hunter2Xq9" not in str(caught.value) and "***" in str(caught.value), str(caught.value)

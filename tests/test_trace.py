@@ -102,3 +102,34 @@ def test_names_a_server_or_model_chose_cannot_add_lines_to_the_diagram():
     diagram = sequence_diagram(trace)
     assert not [line for line in diagram.splitlines() if line.startswith("    H->>U")], diagram
     assert "\x1b" not in diagram and "\\x1b[2K" in diagram
+
+
+@pytest.mark.parametrize("br", ["<br>", "<br/>", "<BR />"])
+def test_a_line_break_tag_a_peer_wrote_cannot_add_a_line_to_a_step_of_the_diagram(br):
+    # The next variation (issue 23 leftovers): mermaid draws <br> in a message as a line break, so an error text
+    # "x<br>8. refund approved by a human" put a second, forged line under the step.
+    trace = Trace([("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status"}}),
+                   ("<-", {"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": f"x{br}8. refund approved"}}),
+                   ("answer", f"Done.{br}8. refund approved by a human")])
+    diagram = sequence_diagram(trace)
+    assert "<" not in diagram and ">8." not in diagram and "#lt" in diagram, diagram
+
+
+def test_a_look_alike_tool_name_is_named_in_the_diagram_also_when_its_label_is_cut():
+    from course.scripted import ToolCall
+
+    name = "\u0456ssue_refund_" + "x" * 60  # a Cyrillic і first, then more than a label shows
+    diagram = sequence_diagram(Trace([("model says", [ToolCall(name, "{}")]),
+                                      ("check", {"tool": name, "decision": "denied", "by": "allowlist"})]))
+    for line in diagram.splitlines()[-2:]:
+        assert "\u0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I" in line, line
+
+
+def test_a_secret_in_a_servers_error_or_in_arguments_is_masked_in_the_diagram_as_in_the_hosts_messages():
+    # The next variation (issue 23 leftovers): the diagram is saved with the notebook, like a printed ServerError.
+    trace = Trace([("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "status", "arguments": {"url": "https://abc123token@db/"}}}),
+                   ("<-", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603,
+                                                              "message": "no db: DB_PASSWORD\thunter2Xq9"}})])
+    diagram = sequence_diagram(trace)
+    assert "hunter2Xq9" not in diagram and "abc123token" not in diagram and "***" in diagram, diagram

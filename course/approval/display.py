@@ -10,16 +10,9 @@ pushing the rest of a prompt off the screen.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
-# Whitespace, and the braille blank (U+2800: a symbol, drawn as a space, that \s does not match).
-SPACES = re.compile(r"[\s\u2800]{4,}")
-
-
-def collapsed(text: str) -> str:
-    """Runs of whitespace (4 or more) as one note: 3,000 spaces cannot push the rest of a value away."""
-    return SPACES.sub(lambda m: f" [{len(m.group(0)):,} spaces] ", text)
+from course.show import collapsed as collapsed  # the host's notes and the decision log collapse the same way
 
 
 def cells(ch: str) -> int:

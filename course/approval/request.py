@@ -18,6 +18,7 @@ DEFAULT_TIMEOUT = 60.0
 # wrapped, in cells), at most 8; the rest on request ("f" in a terminal, "Show full values" under buttons).
 MAX_SHOWN = 150  # characters of one value
 MAX_KEY = 40  # characters of one argument's name: a key can be as long as a value in a lax schema
+MAX_TOOL = 60  # characters of the tool's name: a lax server can name a tool with 3,000 of them
 MAX_ARGUMENTS = 8
 SCREEN_ROWS = 24
 
@@ -34,11 +35,11 @@ class ApprovalRequest:
     def __str__(self) -> str:
         """One line, each value capped: `issue_refund(order_id='A1002', amount=999.0)`."""
         args = ", ".join(f"{_key(k)}={_value(repr(v))}" for k, v in self.arguments.items())
-        return f"{shown(self.tool)}({args})"
+        return f"{_tool(self.tool)}({args})"
 
-    def headline(self) -> str:
+    def headline(self, *, full: bool = False) -> str:
         why = f"; asked because of {printable(self.reason)}" if self.reason else ""
-        return f"The assistant wants to run {shown(self.tool)} [{printable(self.risk)} tool{why}]:"
+        return f"The assistant wants to run {_tool(self.tool, full=full)} [{printable(self.risk)} tool{why}]:"
 
     def lines(self, *, full: bool = False) -> list[str]:
         """The terminal's question: the tool and its risk on the first and on the last line, values capped.
@@ -47,7 +48,7 @@ class ApprovalRequest:
         """
         items = list(self.arguments.items())
         if full:
-            return [self.headline(), *(f"  {_key(k, full=True)} = {shown(repr(v))}" for k, v in items)]
+            return [self.headline(full=True), *(f"  {_key(k, full=True)} = {shown(repr(v))}" for k, v in items)]
         body: list[str] = []
         left = SCREEN_ROWS - rows(self.headline()) - rows(self.question()) - 1  # 1: the "more arguments" line
         for k, v in items[:MAX_ARGUMENTS]:
@@ -61,7 +62,7 @@ class ApprovalRequest:
         return [self.headline(), *body]
 
     def question(self) -> str:
-        return f"Approve {printable(self.tool)} [{printable(self.risk)}]? [y/N, f = full values] "
+        return f"Approve {_tool(self.tool, marks=False)} [{printable(self.risk)}]? [y/N, f = full values] "
 
     def html(self, *, full: bool = False) -> str:
         items = list(self.arguments.items())
@@ -72,7 +73,7 @@ class ApprovalRequest:
         if len(items) > len(shown_items):
             rows += f"<tr><td colspan=2>… ({len(items) - len(shown_items)} more arguments)</td></tr>"
         why = f" · asked because of {_html(self.reason)}" if self.reason else ""
-        return (f"<b>The assistant wants to run <code>{_html(self.tool)}</code></b> "
+        return (f"<b>The assistant wants to run <code>{html.escape(_tool(self.tool, full=full))}</code></b> "
                 f"({_html(self.risk)} tool{why})<table>{rows}</table>")
 
 
@@ -83,10 +84,19 @@ def _key(key: Any, *, full: bool = False) -> str:
     whitespace collapsed and capped, so 3,000 characters of key cannot push the tool off the screen.
     """
     text = key if isinstance(key, str) and key.isidentifier() else repr(key)
+    return _name(text, MAX_KEY, full=full)
+
+
+def _tool(name: str, *, full: bool = False, marks: bool = True) -> str:
+    """The tool's name, shown as a key is (collapsed, capped, look-alikes named): it must stay on the first line."""
+    return _name(name, MAX_TOOL, full=full, marks=marks)
+
+
+def _name(text: str, limit: int, *, full: bool = False, marks: bool = True) -> str:
     if full:
-        return shown(text)
-    marks = lookalikes(text)
-    return capped(printable(collapsed(text)), MAX_KEY) + (f" (mixed scripts: {', '.join(marks)})" if marks else "")
+        return shown(text) if marks else printable(text)
+    found = lookalikes(text) if marks else []
+    return capped(printable(collapsed(text)), limit) + (f" (mixed scripts: {', '.join(found)})" if found else "")
 
 
 def _value(text: str) -> str:

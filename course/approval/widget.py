@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from course.approval.display import capped, collapsed
 from course.approval.kernel import interrupt_calls, require_ipykernel_74
 from course.approval.request import DEFAULT_TIMEOUT, ApprovalRequest
 from course.errors import ApprovalInterrupted, ApprovalTimeout
@@ -72,7 +73,8 @@ class Prompt:
 
         self.request = request
         # The buttons name the tool and its risk again: a long table above cannot hide what they approve.
-        self.ok = w.Button(description=f"Approve {printable(request.tool)[:40]} [{printable(request.risk)}]",
+        self.ok = w.Button(description=f"Approve {capped(printable(collapsed(request.tool)), 40)} "
+                                       f"[{printable(request.risk)}]",
                            button_style="success", icon="check", layout=w.Layout(width="auto"))
         self.no = w.Button(description="Reject", button_style="danger", icon="times")
         self.full = w.Button(description="Show full values", icon="eye", layout=w.Layout(width="auto"))

@@ -94,7 +94,7 @@ class ContextPrimitives:
         try:
             result = await self._client(server).read_resource(uri)
         except MCPError as e:
-            said = redact(" ".join(str(e.message).split()))[:300]
+            said = " ".join(redact(str(e.message)).split())[:300]
             raise ServerError(server, f"reading {uri} failed (MCP error {e.code}): {sentence(said)}",
                               "the URI against host.resources() and host.resource_templates().") from None
         parts = [c.text if isinstance(c, types.TextResourceContents) else f"[binary {c.mime_type or 'data'}: {c.uri}]"
@@ -111,7 +111,7 @@ class ContextPrimitives:
         try:
             result = await self._client(server).get_prompt(name, {k: str(v) for k, v in (arguments or {}).items()})
         except MCPError as e:
-            said = redact(" ".join(str(e.message).split()))[:300]
+            said = " ".join(redact(str(e.message)).split())[:300]
             raise ServerError(server, f"the prompt {name} failed (MCP error {e.code}): {sentence(said)}",
                               "the prompt's name and arguments against host.prompts().") from None
         self._entered(server, f"prompt {name}")

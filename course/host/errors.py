@@ -148,8 +148,8 @@ CLEAR_WORDS = 300  # characters: a server's refusal is a sentence or two, never 
 def clear_words(text: object) -> str | None:
     """A server's message as the model may read it: one plain line of at most `CLEAR_WORDS` characters,
     with nothing `redact` would hide and no control or invisible character; None when it is not that."""
-    said = " ".join(str(text).split())
-    if not said or len(said) > CLEAR_WORDS or redact(said) != said or printable(said) != said:
+    said = " ".join(str(text).split())  # redacted as written: "DB_PASSWORD<TAB>..." flattened reads as prose
+    if not said or len(said) > CLEAR_WORDS or redact(str(text)) != str(text) or printable(said) != said:
         return None
     return sentence(said)
 

@@ -24,7 +24,7 @@ from course.host.pinning import Pins, withheld_notes
 from course.host.screening import flag_notes
 from course.host.tasks import serves_tasks
 from course.permissions import Decision, DecisionLog, Policy, PolicyRule
-from course.show import printable, shown
+from course.show import named, printable, shown
 
 if TYPE_CHECKING:
     from course.host.connection import Connection
@@ -134,20 +134,20 @@ class ToolOffering:
     def describe(self, server: str) -> str:
         """One paragraph: what a server offers, what the allowlist hid, what it is missing.
 
-        Every name a server chose is escaped (`shown`): a name with `\\r` or an ANSI code in it
-        could otherwise rewrite the line you read ("hidden: nothing").
+        Every name a server chose is escaped, its whitespace runs counted and cut (`named`): a name with `\\r`
+        or an ANSI code in it, or 3,000 spaces, could otherwise rewrite the line you read ("hidden: nothing").
         """
         mine = [o for o in self.offered.values() if o.server == server]
-        tags = ", ".join(f"{shown(o.name)}{'' if o.read_only else ' (asks first)'}" for o in mine) or "none"
+        tags = ", ".join(f"{named(o.name)}{'' if o.read_only else ' (asks first)'}" for o in mine) or "none"
         text = f"{shown(server)}: {len(mine)} of {len(self.listed[server])} tools offered to the model: {tags}"
         if self.hidden[server]:
-            text += f"\n  hidden (not on your allowlist): {', '.join(map(shown, self.hidden[server]))}"
+            text += f"\n  hidden (not on your allowlist): {', '.join(map(named, self.hidden[server]))}"
         if self.needs_tasks.get(server):
             text += (f"\n  not offered (they only run as MCP tasks, and this server does not say it serves tasks): "
-                     f"{', '.join(map(shown, self.needs_tasks[server]))}")
+                     f"{', '.join(map(named, self.needs_tasks[server]))}")
         missing = sorted(self._allow[server] - {t.name for t in self.listed[server]})
         if missing:
-            text += f"\n  on your allowlist but not offered by the server: {', '.join(map(shown, missing))}"
+            text += f"\n  on your allowlist but not offered by the server: {', '.join(map(named, missing))}"
         others = {t.name for s, tools in self.listed.items() if s != server for t in tools}
         notes = withheld_notes(self.pins, server) + flag_notes(server, self.listed[server], {o.tool.name for o in mine},
                                                                  others)

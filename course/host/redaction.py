@@ -6,9 +6,10 @@ detector (`detect-secrets`' plugins: AWS, GitHub, Slack, Stripe, JWT, private ke
 assignments, ...) and the spellings servers print — `DB_PASSWORD=...`, `OPENAI_API_KEY: ...`,
 JSON `"password": "..."` (also escaped inside a string), `<password>...</password>`, `Authorization:
 Bearer ...` however quoted, a bare `Bearer ...`, `postgres://user:password@host` (also `redis://:pw@`,
-and a password holding `/` or `@`), a long token as a URL's user, `curl -u user:pw`, `?key=` / `?sig=`,
-env names ending in `_KEY` / `_AUTH`, OpenAI-style `sk-...` keys; and base64 whose decoded text would
-be redacted (`cGFzc3dvcmQ9...` is `password=...`).
+and a password holding `/` or `@`), a token as a URL's user (any user but a plain lower-case name),
+a name and its value with only a tab or wide space between (`DB_PASSWORD<TAB>...`), `=>`,
+`curl -u user:pw`, `?key=` / `?sig=`, env names ending in `_KEY` / `_AUTH`, OpenAI-style `sk-...` keys;
+and base64 whose decoded text would be redacted (`cGFzc3dvcmQ9...` is `password=...`).
 It is a screen for accidents, not a guarantee: a secret with no telling name or shape passes.
 """
 
@@ -24,10 +25,13 @@ MASK = "***"
 # scheme://user:password@host: the user may be empty (redis://:pw@), the password may hold an unencoded `/` or `@`
 # (the last `@` before something shaped like a host ends it); a long user with no password is a token (x@git...).
 _URL_PASSWORD = re.compile(r"(\b[a-zA-Z][\w+.-]*://[^\s:/@]*:)[^\s?#]*?@(?=[\w.-]+(?:[:/?#\s]|$))")
-_URL_TOKEN = re.compile(r"(\b[a-zA-Z][\w+.-]*://)[\w.~%-]{20,}@")
+# A URL's user before `@` (or before `:password@`): a token unless it is a plain lower-case name (`git@`, `john.doe@`).
+_URL_USER = re.compile(r"(?i)(\b[a-z][\w+.-]*://)([\w.~%!$&'*+,;=-]+)(?=@|:[^\s@/]*@)")
+_PLAIN_USER = re.compile(r"[a-z]+(?:[._-][a-z]+)*")
 _QUERY = re.compile(r"(?i)([?&](?:key|sig|signature|x-amz-signature|auth)=)[^\s&#]+")
 _CURL_USER = re.compile(r"((?<![\w-])(?:-u|--user)\s+[^\s:]+:)\S+")
-_ENV_NAMED = re.compile(r"(\b(?:[A-Z][A-Z0-9_]*_(?:KEY|AUTH|SIG|SIGNATURE)|AUTH)\s*[=:]\s*)(\S+)")  # STRIPE_KEY=
+_ENV_NAMED = re.compile(r"(\b(?:[A-Z][A-Z0-9_]*_(?:KEY|AUTH|SIG|SIGNATURE)|AUTH)(?:\s*[=:]\s*|[^\S\r\n]*\t\s*)"
+                        r")(\S+)")  # STRIPE_KEY=, STRIPE_KEY<TAB>
 _XML = re.compile(r"(?i)(<\s*[\w:.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key)[\w:.-]*\s*>)[^<]+")
 _OPENAI_KEY = re.compile(r"\bsk-(?:[a-z]+-)?[A-Za-z0-9_-]{20,}")
 _BASE64 = re.compile(r"(?<![\w+/-])[A-Za-z0-9+/_-]{16,}={0,2}(?![\w+/=-])")
@@ -36,8 +40,11 @@ _BASE64 = re.compile(r"(?<![\w+/-])[A-Za-z0-9+/_-]{16,}={0,2}(?![\w+/=-])")
 # pretty-printed JSON puts `"password":` on one line and its value on the next.
 _SECRET_NAME = (r"(?:password|passwd|passphrase|pwd|(?<![a-z])pass(?![a-z])|secret|token|api[_-]?key|access[_-]?key"
                 r"|private[_-]?key|credentials?|auth[_-]?key|client[_-]?secret|session[_-]?id|cookie)")
+# Or no sign at all, only whitespace a sentence does not put between two words: a tab (`DB_PASSWORD<TAB>hunter2`,
+# as `env`-style tables print), another odd space, or two and more spaces (aligned columns). One space is prose.
+_GAP = r"[^\S\r\n]*[^\S\r\n ][^\S\r\n]*|[ ]{2,}"
 _NAMED = re.compile(rf"""(?ix)
-    ( \\? ["']? [\w.-]*? {_SECRET_NAME} [\w.-]* \\? ["']? \s* [=:] \s* )
+    ( \\? ["']? [\w.-]*? {_SECRET_NAME} [\w.-]* \\? ["']? (?: \s* (?:=>|->|[=:]) \s* | {_GAP} ) )
     ( \\"(?:[^\\\n]|\\[^"])*\\" | "[^"\n]*" | '[^'\n]*' | [^\s"',;&\\]+ )""")  # \"..\": JSON inside a string
 # A command line's flag: `--password hunter2`, `--api-key=...` (a space or = between flag and value).
 _FLAG = re.compile(rf"(?i)((?<![\w-])--?[\w-]*?{_SECRET_NAME}(?:\s+|=))(?!-)(\S+)")
@@ -45,6 +52,7 @@ _FLAG = re.compile(rf"(?i)((?<![\w-])--?[\w-]*?{_SECRET_NAME}(?:\s+|=))(?!-)(\S+
 _AUTHORIZATION = re.compile(r"(?i)\b(authorization[\"']?\s*[=:]\s*[\"']?(?:bearer|basic|token|digest)(?:\s+|%20))"
                             r"[^\s\"',;&]+")
 _BEARER = re.compile(r"(?i)\b(bearer(?:\s+|%20))[A-Za-z0-9._~+/-]{8,}=*")
+_COLOR = re.compile(r"\x1b\[[0-9;:]*m")  # SGR: colors and bold, nothing that moves the cursor or erases
 _SKIPPED = {"Base64HighEntropyString", "HexHighEntropyString"}  # they flag every hash and id: unreadable logs
 
 
@@ -62,9 +70,14 @@ def _quoted(match: re.Match) -> str:
     return match.group(1) + (value[0] + MASK + value[0] if value[:1] in "\"'" and len(value) > 1 else MASK)
 
 
+def _user(match: re.Match) -> str:
+    user = match.group(2)
+    return match.group(0) if len(user) < 20 and _PLAIN_USER.fullmatch(user) else match.group(1) + MASK
+
+
 def _line(line: str) -> str:
-    line = _AUTHORIZATION.sub(rf"\1{MASK}", _URL_PASSWORD.sub(rf"\1{MASK}@", line))
-    line = _URL_TOKEN.sub(rf"\1{MASK}@", _BEARER.sub(rf"\1{MASK}", line))
+    line = _AUTHORIZATION.sub(rf"\1{MASK}", _URL_PASSWORD.sub(rf"\1{MASK}@", _URL_USER.sub(_user, line)))
+    line = _BEARER.sub(rf"\1{MASK}", line)
     for pattern in (_FLAG, _QUERY, _CURL_USER, _ENV_NAMED, _XML):
         line = pattern.sub(rf"\1{MASK}", line)
     line = _BASE64.sub(_encoded, _OPENAI_KEY.sub(MASK, line))
@@ -96,4 +109,8 @@ def redact(text: str) -> str:
     """`text` with what looks like a secret replaced by ***, line by line."""
     if not text:
         return text
-    return "\n".join(_line(line) for line in _NAMED.sub(_quoted, text).split("\n"))
+    # Colors out (structlog, rich, loguru): `\x1b[36mpassword\x1b[0m=...` puts a code between a name and its value,
+    # and escaped for a human they are only noise. Other escapes (`\x1b[2K` rewrites a line) stay, to be shown.
+    text = _COLOR.sub("", text)
+    # A URL's user first: `https://abc123token:@host` would otherwise read as a name ("...token") and its value.
+    return "\n".join(_line(line) for line in _NAMED.sub(_quoted, _URL_USER.sub(_user, text)).split("\n"))

@@ -23,10 +23,11 @@ from typing import Any
 # The SDK's own JSON-RPC-over-memory transport (what `Client(server, mode="legacy")` uses inside).
 from mcp.client._memory import InMemoryTransport
 
+from course.host.redaction import redact
 from course.host.servers import InMemory
 from course.scripted import Rule, ToolCall
 from course.servers.wire import recorded
-from course.show import printable
+from course.show import lookalikes, printable
 
 __all__ = ["Trace", "sequence_diagram"]
 
@@ -91,10 +92,19 @@ def _is_subscription(message: dict) -> bool:
 
 
 def _short(text: object, limit: int = 60) -> str:
-    """Text a peer chose, as one diagram label: on one line, escaped, cut (a newline would write a step of its own)."""
-    flat = printable(" ".join(str(text).split())).replace('"', "'").replace(";", ",")  # mermaid ends a message at ";"
+    """Text a peer chose, as one diagram label: on one line, escaped, cut (a newline would write a step of its own).
+
+    What `redact` would hide is masked. Look-alike letters are named after the cut, so a cut cannot hide
+    them (`іssue_refund` with a Cyrillic `і`).
+    """
+    # Secrets masked first, as in the host's messages (the diagram is saved with the notebook), then on one line.
+    flat = printable(" ".join(redact(str(text)).split())).replace('"', "'").replace(";", ",")  # mermaid ends at ";"
     flat = flat if len(flat) <= limit else flat[:limit - 1] + "…"
-    return flat.replace("#", "#35;")  # and takes the rest of a line after "#" for a comment: an entity code instead
+    marks = lookalikes(str(text))
+    flat += f" (mixed scripts: {', '.join(marks)})" if marks else ""
+    # Mermaid takes the rest of a line after "#" for a comment, and draws <br> as a line break (a forged second
+    # line under a step): entity codes instead, which it shows as the characters.
+    return flat.replace("#", "#35;").replace("<", "#lt;").replace(">", "#gt;")
 
 
 def _request_label(message: dict) -> str:
