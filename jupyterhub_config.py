@@ -79,6 +79,7 @@ from course.classroom.hub import (  # noqa: E402
     useradd,
 )
 from course.classroom.reach import class_server_problem  # noqa: E402
+from course.classroom.learners import TokensFileError  # noqa: E402
 
 # What learners' accounts run: the course's venv, or (when its Python is root's only) a small venv on this
 # machine's Python that reads its packages (course/classroom/hub.py).
@@ -134,10 +135,17 @@ set_password(PASSWORDS, "teacher", admin_password())
 class_tokens = os.environ.get("COURSE_CLASS_TOKENS")
 token_of: dict = {}
 if class_tokens:
-    if stat.S_IMODE(os.stat(class_tokens).st_mode) & 0o077:
-        sys.exit(f"{class_tokens} can be read by other accounts: every line is a learner's password. "
-                 f"`chmod 600 {class_tokens}`, or make a new one with `make class-tokens`.")
-    token_of = {name: token for token, name in tokens_file(class_tokens).learners().items()}
+    try:  # a wrong path or a half-edited line is the teacher's message now, not a traceback from traitlets
+        if stat.S_IMODE(os.stat(class_tokens).st_mode) & 0o077:
+            sys.exit(f"{class_tokens} can be read by other accounts: every line is a learner's password. "
+                     f"`chmod 600 {class_tokens}`, or make a new one with `make class-tokens`.")
+        token_of = {name: token for token, name in tokens_file(class_tokens).learners().items()}
+    except FileNotFoundError:
+        sys.exit(f"COURSE_CLASS_TOKENS={class_tokens}: no such file. Give the tokens file the class server was "
+                 "started with (`make class-tokens` made it), or leave COURSE_CLASS_TOKENS unset for a hub "
+                 "without the class server.")
+    except TokensFileError as e:
+        sys.exit(f"COURSE_CLASS_TOKENS: {e}")
     c.Authenticator.allow_all = False
     c.Authenticator.allowed_users = set(token_of) | {"teacher"}
     c.CourseAuthenticator.class_tokens = class_tokens  # and whoever the file names later (course/classroom/hub.py)

@@ -135,3 +135,39 @@ def test_a_rehearsal_with_two_simulated_learners_prints_time_latency_memory_and_
     assert "errors          0" in out and "crossed shops   0" in out and "index ready" in out
     for shown in ("time ", "p50 ", "p95 ", "class server    peak ", "GB available", "make doctor LEARNERS=2"):
         assert shown in out, shown
+
+
+def test_class_status_of_a_folder_that_does_not_exist_says_so_instead_of_no_data_yet(tmp_path, capsys):
+    import pytest
+
+    from course.classroom.status import main
+
+    with pytest.raises(SystemExit) as exit:
+        main(["--data", str(tmp_path / "clas")])  # a typo for the server's DATA=class
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert "no such folder" in err and "learners' data in" in err
+    (tmp_path / "class").mkdir()
+    main(["--data", str(tmp_path / "class")])  # there, and empty: the server has not been called yet
+    assert "No learner has data" in capsys.readouterr().out
+
+
+def test_a_class_server_on_a_port_in_use_says_so_before_announcing_itself(tmp_path, capsys):
+    import socket
+
+    import pytest
+
+    from course.classroom.learners import new_tokens, write_tokens
+    from course.classroom.server import main
+
+    write_tokens(tmp_path / "tokens.txt", new_tokens(["anna"]))
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        with pytest.raises(SystemExit) as exit:
+            main(["--tokens", str(tmp_path / "tokens.txt"), "--port", str(port), "--data", str(tmp_path / "d")])
+    assert exit.value.code == 2
+    captured = capsys.readouterr()
+    assert f"port {port} on 127.0.0.1 is in use" in captured.err and f"PORT={port + 1}" in captured.err
+    assert "class server:" not in captured.err and not (tmp_path / "d").exists()  # nothing started, nothing made

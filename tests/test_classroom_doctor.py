@@ -195,3 +195,16 @@ def test_memory_is_read_from_proc_meminfo(tmp_path):
     (tmp_path / "meminfo").write_text("MemTotal:       16314592 kB\nMemFree:         1000 kB\n")
     assert machine_memory(tmp_path / "meminfo") == 16314592 * 1024
     assert machine_memory(tmp_path / "missing") is None
+
+
+def test_short_of_memory_the_doctor_says_how_many_learners_fit_and_offers_only_a_shorter_path_not_taken():
+    from course.doctor import check_room, room
+
+    memory = int(23.5 * GIB)  # this machine: 30 learners fit neither path
+    two_hours, half_day = check_room(30, "2h", memory, 2)[0], check_room(30, "half-day", memory, 2)[0]
+    assert two_hours.status == half_day.status == "fail"
+    assert "2-hour path" not in two_hours.fix and "shut down" in two_hours.fix  # already on it: no such advice
+    assert f"the 2-hour path ({room(30, '2h')[0]} GB)" in half_day.fix
+    for path, check in (("2h", two_hours), ("half-day", half_day)):
+        fits = int(check.fix.split("at most ")[1].split()[0])
+        assert room(fits, path)[0] * 0.95 <= 23.5 < room(fits + 1, path)[0] * 0.95  # the most that fit, not fewer

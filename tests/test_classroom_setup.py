@@ -104,3 +104,36 @@ def test_a_wheelhouse_for_one_python_only_is_a_choice_the_teacher_makes(tmp_path
                    capture_output=True, timeout=60)
     calls = log.read_text()
     assert "--python-version 3.12" in calls and "--python-version 3.11" not in calls
+
+
+def exercise_sections() -> dict[str, tuple[int, int]]:
+    """exercise id -> (lesson, the section of its notebook it sits in), read from lessons 1-6."""
+    import json
+
+    found: dict[str, tuple[int, int]] = {}
+    for notebook in sorted((ROOT / "notebooks").glob("0[1-6]_*.ipynb")):
+        lesson, section = int(notebook.name[:2]), 0
+        for cell in json.loads(notebook.read_text())["cells"]:
+            text = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                section = ([int(m) for m in re.findall(r"^## (\d+)\.", text, re.M)] or [section])[-1]
+            for named in re.findall(r"""EXERCISE (l\d-[a-z0-9-]+)|exercise\(["'](l\d-[a-z0-9-]+)""", text):
+                found.setdefault(named[0] or named[1], (lesson, section))
+    return found
+
+
+def test_every_exercise_workshop_md_names_exists_and_a_paths_exercise_is_in_a_section_it_covers():
+    sections = exercise_sections()
+    text = (ROOT / "WORKSHOP.md").read_text()
+    named = set(re.findall(r"`(l[1-6]-[a-z0-9-]+)`", text))
+    assert named and named <= set(sections), f"WORKSHOP.md names exercises no lesson has: {named - set(sections)}"
+    rows = re.findall(r"^\| \d+ \| (\d) · ([^|]*)\|([^\n]*)$", text.split("## Before the day")[0], re.M)
+    assert len(rows) >= 10  # both paths' lesson rows
+    for lesson, covered, rest in rows:
+        listed = covered.split("(")[0]
+        spans = [(int(a), int(b or a)) for a, b in re.findall(r"§(\d+)(?:–(\d+))?", listed)]
+        for exercise in re.findall(r"`(l\d-[a-z0-9-]+)`", rest):
+            where = sections[exercise]
+            assert where[0] == int(lesson), f"{exercise} is not lesson {lesson}'s"
+            assert listed.strip().startswith("all") or any(a <= where[1] <= b for a, b in spans), (
+                f"{exercise} is in §{where[1]} of lesson {lesson}, which the row '{covered.strip()}' skips")

@@ -113,3 +113,29 @@ def test_adding_a_name_the_tokens_file_already_holds_is_refused_and_changes_noth
         with pytest.raises(SystemExit):
             class_add(["--tokens", str(tokens), "--add", name])
     assert tokens.read_text() == before and "already" in capsys.readouterr().err
+
+
+def test_a_names_file_line_with_a_space_is_refused_with_its_line_and_no_tokens_file_is_written(tmp_path, capsys):
+    import pytest
+
+    from course.classroom.server import main
+
+    tokens = tmp_path / "tokens.txt"
+    for names in ("anna\nben smith\n", "anna\n# the late ones\n\nben\nanna\n", "# nobody yet\n"):
+        (tmp_path / "names.txt").write_text(names)
+        with pytest.raises(SystemExit) as exit:
+            main(["--tokens", str(tokens), "--new-tokens", "2", "--names", str(tmp_path / "names.txt")])
+        assert exit.value.code == 2 and not tokens.exists()
+    err = capsys.readouterr().err
+    assert "line 2: 'ben smith'" in err and "ben.smith" in err  # one person's full name, not two learners
+    assert "anna appears twice" in err and "holds no name" in err
+
+
+def test_a_names_file_with_comments_and_blank_lines_gives_a_token_to_each_name_and_says_the_count(tmp_path, capsys):
+    from course.classroom.server import main
+
+    (tmp_path / "names.txt").write_text("# the class\nanna\n\n  ben  \ncara # late\n")
+    main(["--tokens", str(tmp_path / "tokens.txt"), "--new-tokens", "2", "--names", str(tmp_path / "names.txt")])
+    assert sorted(read_tokens(tmp_path / "tokens.txt").values()) == ["anna", "ben", "cara"]
+    out = capsys.readouterr().out
+    assert "wrote 3 tokens" in out and "the 3 names in" in out and "not 2" in out  # N differs: the file wins, said

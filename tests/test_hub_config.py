@@ -116,6 +116,20 @@ def test_a_tokens_file_other_accounts_can_read_stops_the_hub(hub_env, tmp_path, 
             load_config()
 
 
+
+def test_a_tokens_file_that_is_not_there_or_not_a_tokens_file_stops_the_hub_with_a_message_not_a_traceback(
+        hub_env, tmp_path, monkeypatch):
+    from course.classroom.learners import write_tokens
+
+    monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tmp_path / "tokns.txt"))  # a typo
+    with pytest.raises(SystemExit, match="tokns.txt: no such file.*make class-tokens"):
+        load_config()
+    write_tokens(tmp_path / "names.txt", "anna\nben\n")  # the names file given instead of the tokens file
+    monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tmp_path / "names.txt"))
+    with pytest.raises(SystemExit, match="names.txt, line 1: expected 'name token'"):
+        load_config()
+
+
 @contextlib.contextmanager
 def a_class_server(tokens, monkeypatch):
     """The class server the hub's config checks at its start (COURSE_MCP_URL), knowing `tokens`."""

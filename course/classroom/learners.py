@@ -41,11 +41,33 @@ class TokensFileError(ValueError):
 def new_tokens(names: Iterable[str]) -> str:
     """The text of a tokens file: one line per learner, each with a fresh random token."""
     lines = ["# The class MCP server's learners: 'name token'. Give each learner their own line only."]
+    seen: set[str] = set()
     for name in names:
         if not NAME.match(name):
             raise TokensFileError(f"{name!r} cannot be a learner's name: use letters, digits, '.', '_' or '-'.")
+        if name in seen:  # the file would be refused at the server's start: say so now, while it is unwritten
+            raise TokensFileError(f"{name} appears twice: every learner needs a name of their own.")
+        seen.add(name)
         lines.append(f"{name} {secrets.token_urlsafe(18)}")
     return "\n".join(lines) + "\n"
+
+
+def read_names(path: Path) -> list[str]:
+    """The learners' log-in names from a file, one a line ('#' starts a comment, blank lines skipped).
+    A line of two words is one person's full name, not two learners: refused with the line's number
+    (splitting it would make two accounts, neither of them the name the learner types)."""
+    names = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        name = line.split("#", 1)[0].strip()
+        if not name:
+            continue
+        if not NAME.match(name):
+            raise TokensFileError(f"{path}, line {number}: {name!r} cannot be a log-in name (one word of letters, "
+                                  "digits, '.', '_' or '-', e.g. ben.smith for Ben Smith).")
+        names.append(name)
+    if not names:
+        raise TokensFileError(f"{path} holds no name: the learners' log-in names, one a line.")
+    return names
 
 
 def write_tokens(path: Path, text: str) -> None:

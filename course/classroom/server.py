@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import ipaddress
 import os
+import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -45,6 +47,7 @@ from course.classroom.learners import (
     Workspaces,
     current,
     new_tokens,
+    read_names,
     write_tokens,
 )
 from course.classroom.limits import IN_FLIGHT, WAITING, InFlightLimit, StoreLanes
@@ -184,6 +187,19 @@ def where_the_data_is(data: Path, names: set[str]) -> str:
             f"`make class-status DATA={data}` sums it up; `rm -rf {data}/<name>` resets a learner, even now")
 
 
+def port_taken(host: str, port: int) -> bool:
+    """Whether another process listens on `host:port` (as uvicorn will bind it: SO_REUSEADDR, so a port
+    left in TIME_WAIT by a server just stopped counts as free)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as e:
+            return e.errno == errno.EADDRINUSE
+    return False
+
+
 def the_share(in_flight: int, waiting: int, sessions: int, idle_seconds: float) -> str:
     """What the start says about each learner's fair share, and how to change it."""
     return (f"each learner: {in_flight} requests served at once, {waiting} more waiting, the rest refused; "
@@ -221,15 +237,21 @@ def main(argv: list[str] | None = None) -> None:
             parser.exit(2, f"{args.tokens} exists: the learners may already have their tokens. "
                            "Delete it first, or choose another file.\n")
         try:
-            names = (args.names.read_text().split() if args.names
+            names = (read_names(args.names) if args.names
                      else [f"learner-{i:02d}" for i in range(1, args.new_tokens + 1)])
         except OSError as e:
             parser.exit(2, f"{args.names}: {e.strerror} (--names: the learners' log-in names, one a line)\n")
-        try:
-            write_tokens(args.tokens, new_tokens(names))  # the teacher's eyes only: each line is a password
         except TokensFileError as e:
             parser.exit(2, f"{e}\n")
-        print(f"wrote {len(names)} tokens to {args.tokens}: hand each learner their own line")
+        try:
+            write_tokens(args.tokens, new_tokens(names))  # the teacher's eyes only: each line is a password
+        except OSError as e:
+            parser.exit(2, f"{args.tokens}: {e.strerror} (--tokens: where the tokens file goes)\n")
+        except TokensFileError as e:
+            parser.exit(2, f"{e}\n")
+        differs = f" (the {len(names)} names in {args.names}, not {args.new_tokens})" if (
+            args.names and len(names) != args.new_tokens) else ""
+        print(f"wrote {len(names)} tokens to {args.tokens}{differs}: hand each learner their own line")
         return
     if min(args.in_flight, args.sessions) < 1 or args.waiting < 0 or args.idle_seconds <= 0:
         parser.error("a learner's share needs --in-flight and --sessions of 1 or more, --waiting of 0 or more "
@@ -242,6 +264,10 @@ def main(argv: list[str] | None = None) -> None:
     except (TokensFileError, OSError) as e:
         parser.exit(2, f"{e}\n")
     learners = tokens.learners()
+    if port_taken(args.host, args.port):  # before the index loads and the start says "class server: ... at"
+        parser.exit(2, f"port {args.port} on {args.host} is in use (a class server already running? "
+                       f"`ss -ltnp | grep :{args.port}` says which process): stop it, or choose another port, "
+                       f"e.g. make class-server PORT={args.port + 1} (and COURSE_MCP_URL for the hub).\n")
     if not is_loopback(args.host):
         warn_beyond_loopback(args.host, args.port, args.allow_host)
     data = args.data.expanduser().resolve()

@@ -41,8 +41,13 @@ def refusals(rows: list[LearnerData]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m course.classroom.status", description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"the class's data (default {DEFAULT_DATA})")
+    parser.add_argument("--data", type=Path, help=f"the class's data (default {DEFAULT_DATA})")
     args = parser.parse_args(argv)
+    if args.data is None:  # the default folder not there yet: no class server has served anyone
+        args.data = DEFAULT_DATA
+    elif not args.data.is_dir():  # a mistyped DATA would read as "nobody has called yet": say it is not there
+        parser.exit(2, f"{args.data}: no such folder. Give the DATA the class server was started with "
+                       "(its start prints \"learners' data in ...\"), e.g. make class-status DATA=class.\n")
     rows = class_data(args.data)
     print(table(args.data, rows) + refusals(rows))
 

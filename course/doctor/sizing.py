@@ -72,6 +72,19 @@ def machine_cores() -> int:
         return os.cpu_count() or 1
 
 
+def enough(memory: int, need_gb: int) -> bool:
+    """Whether `memory` bytes hold `need_gb` (5 % short still counts: MemTotal leaves out the kernel's own)."""
+    return memory >= need_gb * 2**30 * 0.95
+
+
+def learners_fitting(memory: int, path: str) -> int:
+    """The most learners on `path` that `memory` bytes hold by the table's rule (0: not even one)."""
+    n = 0
+    while enough(memory, room(n + 1, path)[0]):
+        n += 1
+    return n
+
+
 def check_room(learners: int, path: str, memory: int | None, cores: int) -> list[Check]:
     """Memory short of the table is a failure (kernels die); cores short of it a warning (the room waits)."""
     need_gb, need_cores = room(learners, path)
@@ -82,8 +95,12 @@ def check_room(learners: int, path: str, memory: int | None, cores: int) -> list
                            f"make sure it has {need_gb} GB (WORKSHOP.md, Sizing)"))
     else:
         shown = f"{memory / 2**30:.1f} GB here, the table says {need_gb} GB"
-        found.append(Check(f"memory ({name})", "ok" if memory >= need_gb * 2**30 * 0.95 else "fail", shown,
-                           f"a machine with {need_gb} GB, fewer learners per machine, or the 2-hour path "
+        fits = learners_fitting(memory, path)
+        # Only what is left to choose: a teacher already on the 2-hour path is not told to take it.
+        shorter = (f", or the 2-hour path ({room(learners, '2h')[0]} GB)" if path == "half-day" else
+                   ", or ask learners to shut down each lesson's kernel when they move on (about half)")
+        found.append(Check(f"memory ({name})", "ok" if enough(memory, need_gb) else "fail", shown,
+                           f"a machine with {need_gb} GB, at most {fits} learners on this one{shorter} "
                            "(WORKSHOP.md, Sizing); past one machine: Zero to JupyterHub (k8s/)"))
     found.append(Check(f"cores ({name})", "ok" if cores >= need_cores else "warn",
                        f"{cores} here, the table says {need_cores}",
