@@ -64,4 +64,5 @@ def test_a_server_that_asks_for_no_token_is_not_taken_for_the_class_server():
         problem = class_server_problem(f"http://127.0.0.1:{server.server_port}/mcp", "anna-token", timeout=2)
     finally:
         server.shutdown()
+        server.server_close()  # shutdown() stops the loop; the listening socket stays open until closed
     assert problem is not None and "asks for no token: it is not the class server" in problem

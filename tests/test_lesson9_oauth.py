@@ -184,8 +184,9 @@ async def test_end_to_end_on_real_ports_sign_in_call_and_the_three_refused_token
         from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
 
-        bearer = httpx2.AsyncClient(headers={"Authorization": f"Bearer {fresh.access}"})
-        async with Client(streamable_http_client(docs + "/mcp", http_client=bearer)) as client:
+        # The SDK leaves a client it is given open (the caller's): closed here, or its socket is left behind.
+        async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {fresh.access}"}) as bearer,
+                    Client(streamable_http_client(docs + "/mcp", http_client=bearer)) as client):
             text = (await client.call_tool("read_policy", {"topic": "returns"})).content[0].text
             write = await client.call_tool("add_note", {"text": "hello"})
     assert reader.resource == docs + "/mcp"

@@ -35,10 +35,23 @@ def naps():
 
 
 @pytest.fixture
-async def api(stub, naps):
-    api = WebAPI(stub.url, budget=20, timeout=2.0, sleep=naps)
-    yield api
-    await api.aclose()  # its connection pool: open sockets otherwise, until Python collects them
+async def make_api():
+    """WebAPI(...) for one test, each closed after it: a client that made a request keeps its connection pool,
+    open sockets (a ResourceWarning, an error under filterwarnings) until Python collects it."""
+    made: list[WebAPI] = []
+
+    def make(*args, **kwargs) -> WebAPI:
+        made.append(WebAPI(*args, **kwargs))
+        return made[-1]
+
+    yield make
+    for api in made:
+        await api.aclose()
+
+
+@pytest.fixture
+async def api(stub, naps, make_api):
+    return make_api(stub.url, budget=20, timeout=2.0, sleep=naps)
 
 
 async def call(api: WebAPI, name: str, **arguments):
@@ -242,9 +255,9 @@ async def test_two_server_errors_advise_trying_later_and_are_refunded(api, stub)
     assert stub.requests == 2 and api.budget.spent == 0
 
 
-async def test_a_timed_out_request_keeps_its_credit_because_the_provider_may_have_charged_it(stub):
+async def test_a_timed_out_request_keeps_its_credit_because_the_provider_may_have_charged_it(stub, make_api):
     stub.delay = 1.0
-    api = WebAPI(stub.url, budget=SEARCH, timeout=0.2)
+    api = make_api(stub.url, budget=SEARCH, timeout=0.2)
     async with Client(build_server(api)) as client:
         results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     stub.settle()
@@ -254,9 +267,9 @@ async def test_a_timed_out_request_keeps_its_credit_because_the_provider_may_hav
 
 
 async def test_a_call_the_client_gave_up_on_keeps_its_credit_so_the_provider_charges_no_more_than_the_budget(
-        stub, capfd):
+        stub, capfd, make_api):
     stub.delay = 1.0  # every request still succeeds, and is charged, after the client stopped waiting
-    api = WebAPI(stub.url, budget=2 * SEARCH, timeout=5.0)
+    api = make_api(stub.url, budget=2 * SEARCH, timeout=5.0)
     async with Client(build_server(api), read_timeout_seconds=0.2) as client:
         for _ in range(7):
             try:
@@ -295,10 +308,10 @@ async def test_an_answer_within_the_limits_carries_no_note(api):
     assert "note" not in result.structured_content
 
 
-async def test_an_unreachable_api_is_reported_not_crashed():
+async def test_an_unreachable_api_is_reported_not_crashed(make_api):
     from course.servers import free_port
 
-    api = WebAPI(f"http://127.0.0.1:{free_port()}", budget=5, timeout=1.0)
+    api = make_api(f"http://127.0.0.1:{free_port()}", budget=5, timeout=1.0)
     result = await call(api, "search", query="kettle")
     assert result.is_error and "cannot be reached" in text(result) and api.budget.spent == 0
 
@@ -310,16 +323,16 @@ async def test_a_request_too_large_for_the_provider_asks_for_a_shorter_one_and_c
     assert "not available" not in text(result) and api.budget.spent == 0
 
 
-async def test_a_wrong_api_key_tells_the_user_which_variable_to_set():
+async def test_a_wrong_api_key_tells_the_user_which_variable_to_set(make_api):
     with StubAPI(api_key="right") as stub:
-        ok = await call(WebAPI(stub.url, api_key="right"), "search", query="kettle")
-        wrong = await call(WebAPI(stub.url, api_key="wrong"), "search", query="kettle")
+        ok = await call(make_api(stub.url, api_key="right"), "search", query="kettle")
+        wrong = await call(make_api(stub.url, api_key="wrong"), "search", query="kettle")
     assert not ok.is_error
     assert wrong.is_error and "COURSE_WEBAPI_KEY" in text(wrong)
 
 
-async def test_the_budget_runs_out_with_advice_and_no_further_requests(stub):
-    api = WebAPI(stub.url, budget=2 * SEARCH)
+async def test_the_budget_runs_out_with_advice_and_no_further_requests(stub, make_api):
+    api = make_api(stub.url, budget=2 * SEARCH)
     async with Client(build_server(api)) as client:
         results = [await client.call_tool("search", {"query": "kettle"}) for _ in range(3)]
     assert [r.is_error for r in results] == [False, False, True]
@@ -347,8 +360,8 @@ async def test_fifty_concurrent_calls_never_spend_more_than_the_budget(stub):
     assert stub.requests == 7 and api.budget.spent == 7 * SEARCH and stub.credits == 1000 - 7 * SEARCH
 
 
-async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(stub, naps):
-    api = WebAPI(stub.url, budget=3 * SEARCH, sleep=naps)
+async def test_concurrent_failures_are_refunded_so_later_calls_can_spend_them(stub, naps, make_api):
+    api = make_api(stub.url, budget=3 * SEARCH, sleep=naps)
     stub.fail(500, times=6)  # three calls, each tried twice, all fail
     async with Client(build_server(api)) as client:
         async with anyio.create_task_group() as tg:
@@ -383,8 +396,8 @@ def test_the_stub_api_accepts_a_burst_of_parallel_connections_at_once(stub):
 
 
 # -- prices per endpoint, and what the provider billed (issue 24) -------------------------------
-async def test_a_search_is_refused_for_lack_of_credit_while_a_cheaper_page_is_still_read(stub):
-    api = WebAPI(stub.url, budget=SEARCH + 1)  # one search, then one credit left: less than a search costs
+async def test_a_search_is_refused_for_lack_of_credit_while_a_cheaper_page_is_still_read(stub, make_api):
+    api = make_api(stub.url, budget=SEARCH + 1)  # one search, then one credit left: less than a search costs
     async with Client(build_server(api)) as client:
         first = await client.call_tool("search", {"query": "kettle"})
         refused = await client.call_tool("search", {"query": "kettle"})
@@ -394,8 +407,8 @@ async def test_a_search_is_refused_for_lack_of_credit_while_a_cheaper_page_is_st
     assert not page.is_error and page.structured_content["budget_left"] == 0 and stub.requests == 2
 
 
-async def test_billed_less_than_reserved_is_refunded_and_more_is_spent(stub):
-    api = WebAPI(stub.url, budget=10)
+async def test_billed_less_than_reserved_is_refunded_and_more_is_spent(stub, make_api):
+    api = make_api(stub.url, budget=10)
     stub.prices["/search"] = 1  # a provider discount: reserved 2, billed 1
     cheap = await call(api, "search", query="kettle")
     assert cheap.structured_content["budget_left"] == 9 and api.budget.spent == 1
@@ -405,10 +418,10 @@ async def test_billed_less_than_reserved_is_refunded_and_more_is_spent(stub):
     assert api.settled == ["/search: reserved 2, billed 1", "/page: reserved 1, billed 4"]
 
 
-async def test_a_provider_that_does_not_say_what_it_billed_keeps_the_reservation(stub, monkeypatch):
+async def test_a_provider_that_does_not_say_what_it_billed_keeps_the_reservation(stub, monkeypatch, make_api):
     import course.servers.web_client as web_client
     monkeypatch.setattr(web_client, "billed", lambda r: None)
-    api = WebAPI(stub.url, budget=10)
+    api = make_api(stub.url, budget=10)
     await call(api, "search", query="kettle")
     assert api.budget.spent == SEARCH and api.settled == []
 
@@ -450,13 +463,21 @@ async def test_every_request_shares_one_http_client_with_split_timeouts(stub, mo
     await api.aclose()
 
 
+
+async def test_leaving_an_async_with_block_closes_the_connection_pool(stub):
+    async with WebAPI(stub.url, budget=10) as api:
+        assert not (await call(api, "search", query="kettle")).is_error
+        pool = api.http()
+        assert not pool.is_closed  # kept open between calls: no handshake per search
+    assert pool.is_closed  # no socket left for Python to collect (and warn about)
+
 # -- the budget across a restart (issue 24) ------------------------------------------------------
-async def test_a_budget_file_keeps_what_was_spent_across_a_restart(stub, tmp_path):
+async def test_a_budget_file_keeps_what_was_spent_across_a_restart(stub, tmp_path, make_api):
     path = tmp_path / "budget.json"
-    first = WebAPI(stub.url, budget=5, budget_file=str(path))
+    first = make_api(stub.url, budget=5, budget_file=str(path))
     await call(first, "search", query="kettle")
     await call(first, "search", query="kettle")
-    restarted = WebAPI(stub.url, budget=5, budget_file=str(path))  # a new process reads the same file
+    restarted = make_api(stub.url, budget=5, budget_file=str(path))  # a new process reads the same file
     assert restarted.budget.spent == 2 * SEARCH
     result = await call(restarted, "search", query="kettle")
     assert result.is_error and "down to 1 of 5" in text(result) and stub.requests == 2
@@ -464,9 +485,9 @@ async def test_a_budget_file_keeps_what_was_spent_across_a_restart(stub, tmp_pat
     assert WebAPI(stub.url, budget=5).budget.spent == 0  # without a file, a restart starts afresh
 
 
-async def test_refunds_and_surcharges_reach_the_budget_file(stub, tmp_path):
+async def test_refunds_and_surcharges_reach_the_budget_file(stub, tmp_path, make_api):
     path = tmp_path / "budget.json"
-    api = WebAPI(stub.url, budget=10, budget_file=str(path))
+    api = make_api(stub.url, budget=10, budget_file=str(path))
     stub.fail(402)
     await call(api, "search", query="kettle")  # refunded: the provider did not bill it
     assert json.loads(path.read_text())["spent"] == 0

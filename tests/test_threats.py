@@ -98,11 +98,13 @@ def test_asked_for_still_lets_a_plain_request_go_on_to_a_human():
 async def test_a_web_page_with_instructions_cannot_trigger_a_write_once_the_untrusted_input_rule_is_on(tmp_path):
     for guarded, refunded in ((False, True), (True, False)):
         store = tmp_path / f"shop-{guarded}.json"
+        # The WebAPI closes its connection pool on the way out (else an unclosed socket, a ResourceWarning).
         with PoisonedWeb() as web:
-            async with McpHost(approver=ScriptedApprover([True]), quiet=True) as host:
+            async with webapi.WebAPI(web.url) as web_api, McpHost(approver=ScriptedApprover([True]),
+                                                                  quiet=True) as host:
                 if guarded:
                     host.rules.append(UntrustedInput(host))
-                await host.connect("web", in_memory(webapi.build_server(webapi.WebAPI(web.url))), allow={"read_page"})
+                await host.connect("web", in_memory(webapi.build_server(web_api)), allow={"read_page"})
                 await host.connect("docs", in_memory(docs_server.build_server(embedder="lexical", store_path=store)),
                                    allow={"issue_refund"})
                 answer = await ask(host, f"Any tips for a kettle refund? See {EVIL_PAGE}")

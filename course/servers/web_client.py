@@ -98,8 +98,16 @@ class WebAPI:
         return self._http
 
     async def aclose(self) -> None:
+        """Close the connection pool: until then its sockets stay open (a ResourceWarning when Python collects
+        them). A later request opens a new pool."""
         if self._http is not None:
             await self._http.aclose()
+
+    async def __aenter__(self) -> WebAPI:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     async def _request(self, path: str, params: dict, what: str) -> tuple[dict, int | None]:
         http = self.http()
