@@ -41,6 +41,7 @@ from course.host.errors import (
     _quote,
     clear_words,
     explain,
+    one_line,
     redact,
     sentence,
 )
@@ -291,7 +292,7 @@ class Connection:
                 raise CallTimedOut(self.name, f"{tool} did not answer within {timeout:g} s.",
                                   "whether the tool is stuck, or raise the timeout.") from None
             if e.code == INVALID_PARAMS:  # the server turned the call away; the connection is still fine
-                said = " ".join(redact(str(e.message)).split())  # the server's words, for the model to act on
+                said = one_line(e.message)  # the server's words, for the model to act on
                 said = said if len(said) <= 300 else said[:299] + "…"
                 raise CallRejected(self.name, f"the server rejected the call to {tool} as invalid params "
                                               f"(-32602): {sentence(said)}",

@@ -21,7 +21,7 @@ from mcp import MCPError, types
 from course.errors import ServerError
 from course.host.connection import MAX_PAGES
 from course.host.convert import open_world
-from course.host.errors import redact, sentence
+from course.host.errors import one_line, sentence
 
 if TYPE_CHECKING:
     from course.host.connection import Connection
@@ -94,7 +94,7 @@ class ContextPrimitives:
         try:
             result = await self._client(server).read_resource(uri)
         except MCPError as e:
-            said = " ".join(redact(str(e.message)).split())[:300]
+            said = one_line(e.message)[:300]
             raise ServerError(server, f"reading {uri} failed (MCP error {e.code}): {sentence(said)}",
                               "the URI against host.resources() and host.resource_templates().") from None
         parts = [c.text if isinstance(c, types.TextResourceContents) else f"[binary {c.mime_type or 'data'}: {c.uri}]"
@@ -111,7 +111,7 @@ class ContextPrimitives:
         try:
             result = await self._client(server).get_prompt(name, {k: str(v) for k, v in (arguments or {}).items()})
         except MCPError as e:
-            said = " ".join(redact(str(e.message)).split())[:300]
+            said = one_line(e.message)[:300]
             raise ServerError(server, f"the prompt {name} failed (MCP error {e.code}): {sentence(said)}",
                               "the prompt's name and arguments against host.prompts().") from None
         self._entered(server, f"prompt {name}")

@@ -145,6 +145,12 @@ def sentence(text: object) -> str:
 CLEAR_WORDS = 300  # characters: a server's refusal is a sentence or two, never a page
 
 
+def one_line(text: object) -> str:
+    """A server's message redacted, then on one line. In that order: "DB_PASSWORD<TAB>hunter2" flattened first
+    reads as prose ("DB_PASSWORD hunter2"), which `redact` leaves alone, and the secret reaches the model."""
+    return " ".join(redact(str(text)).split())
+
+
 def clear_words(text: object) -> str | None:
     """A server's message as the model may read it: one plain line of at most `CLEAR_WORDS` characters,
     with nothing `redact` would hide and no control or invisible character; None when it is not that."""
