@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from course.errors import RuleError
-from course.show import lookalikes, named, printable
+from course.show import lookalike_note, named, printable
 
 __all__ = ["DecisionLog", "Policy"]
 
@@ -176,7 +176,9 @@ class DecisionLog:
         # "after" goes last: its width can change run to run, and notebooks' outputs must not.
         settled = any(e.outcome for e in self.entries)  # a column only where callers report outcomes
         # Look-alikes named as the approval prompt names them (after the cut, so it cannot hide the letter).
-        return [{"#": i, "tool": named(e.tool), "arguments": _short(e.arguments, arguments_width) + _marks(e.arguments),
+        return [{"#": i, "tool": named(e.tool),
+                 "arguments": _short(e.arguments, arguments_width) + lookalike_note(json.dumps(e.arguments,
+                                                                                             ensure_ascii=False)),
                  "decision": e.decision,
                  "decided by": e.decided_by, "asked because": e.asked_because or "-",
                  **({"outcome": e.outcome or "-"} if settled else {}),
@@ -195,12 +197,6 @@ class DecisionLog:
         if unknown:
             raise ValueError(f"no column {', '.join(unknown)}; the log has {', '.join(rows[0])}.")
         table(rows, columns)
-
-
-def _marks(arguments: dict) -> str:
-    """The look-alike letters of the arguments' keys and values, named: " (mixed scripts: о CYRILLIC ...)" or ""."""
-    marks = lookalikes(json.dumps(arguments, ensure_ascii=False))
-    return f" (mixed scripts: {', '.join(marks)})" if marks else ""
 
 
 def _short(arguments: dict, width: int = 60) -> str:

@@ -106,19 +106,22 @@ def collapsed(text: str) -> str:
     return SPACES.sub(lambda m: f" [{len(m.group(0)):,} spaces] ", text)
 
 
+def lookalike_note(text: object) -> str:
+    """`text`'s look-alike letters as a note to put after it: " (mixed scripts: о CYRILLIC SMALL LETTER O)", or ""."""
+    marks = lookalikes(str(text))
+    return f" (mixed scripts: {', '.join(marks)})" if marks else ""
+
+
 def named(text: object, width: int = 60) -> str:
     """A name a server chose, for a note or a log row: whitespace runs counted, escaped, cut at `width`, and its
     look-alikes named after the cut (so the cut cannot hide them). `"weather" + 3,000 spaces` stays one short line."""
     flat = printable(collapsed(str(text)))
-    marks = lookalikes(str(text))
-    return (flat if len(flat) <= width else flat[:width - 1] + "…") + (f" (mixed scripts: {', '.join(marks)})"
-                                                                        if marks else "")
+    return (flat if len(flat) <= width else flat[:width - 1] + "…") + lookalike_note(text)
 
 
 def shown(text: object) -> str:
     """`text` escaped for a human, with its look-alike letters named after it."""
-    marks = lookalikes(str(text))
-    return printable(str(text)) + (f" (mixed scripts: {', '.join(marks)})" if marks else "")
+    return printable(str(text)) + lookalike_note(text)
 
 
 def as_json(data: Any) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from course.approval.display import capped, collapsed, rows
-from course.show import lookalikes, printable, shown
+from course.show import lookalike_note, printable, shown
 from course.tools import as_text
 
 # Seconds a prompt waits before it counts as rejected. Short, because a prompt can wait unseen
@@ -95,8 +95,7 @@ def _tool(name: str, *, full: bool = False, marks: bool = True) -> str:
 def _name(text: str, limit: int, *, full: bool = False, marks: bool = True) -> str:
     if full:
         return shown(text) if marks else printable(text)
-    found = lookalikes(text) if marks else []
-    return capped(printable(collapsed(text)), limit) + (f" (mixed scripts: {', '.join(found)})" if found else "")
+    return capped(printable(collapsed(text)), limit) + (lookalike_note(text) if marks else "")
 
 
 def _value(text: str) -> str:

@@ -27,7 +27,7 @@ from course.host.redaction import redact
 from course.host.servers import InMemory
 from course.scripted import Rule, ToolCall
 from course.servers.wire import recorded
-from course.show import lookalikes, printable
+from course.show import lookalike_note, printable
 
 __all__ = ["Trace", "sequence_diagram"]
 
@@ -100,8 +100,7 @@ def _short(text: object, limit: int = 60) -> str:
     # Secrets masked first, as in the host's messages (the diagram is saved with the notebook), then on one line.
     flat = printable(" ".join(redact(str(text)).split())).replace('"', "'").replace(";", ",")  # mermaid ends at ";"
     flat = flat if len(flat) <= limit else flat[:limit - 1] + "…"
-    marks = lookalikes(str(text))
-    flat += f" (mixed scripts: {', '.join(marks)})" if marks else ""
+    flat += lookalike_note(text)
     # Mermaid takes the rest of a line after "#" for a comment, and draws <br> as a line break (a forged second
     # line under a step): entity codes instead, which it shows as the characters.
     return flat.replace("#", "#35;").replace("<", "#lt;").replace(">", "#gt;")
