@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 
 from course.exercises import load_all
 from course.grading.runner import SOLUTIONS, Grade, Learner, exercise_cells
+from course.paths import lesson_notebook
 
 COURSE = SOLUTIONS.parent / "course"
 WRAP = 100
@@ -59,10 +60,11 @@ def similar(class_: list[Learner]) -> dict[tuple[str, str], list[tuple[str, floa
     from copydetect import CodeFingerprint, compare_files  # type: ignore[import-untyped]
 
     stubs: dict[str, list] = {}
+    registry = load_all()
 
     def fingerprint(code: str, ex_id: str, boilerplate=None):
         if boilerplate is None and ex_id not in stubs:
-            stub = fingerprint(handed_out(load_all()[ex_id].lesson).get(ex_id, ""), ex_id, [])
+            stub = fingerprint(handed_out(registry[ex_id].lesson).get(ex_id, ""), ex_id, [])
             stubs[ex_id] = list(stub.hashes) if stub is not None else []
         try:
             made = CodeFingerprint("cell.py", 10, 1, stubs[ex_id] if boilerplate is None else boilerplate, True,
@@ -76,7 +78,7 @@ def similar(class_: list[Learner]) -> dict[tuple[str, str], list[tuple[str, floa
         for r in learner.results:
             # An assemble step's code is its pieces' (compared on their own): listed again, it is only noise.
             if r.code and r.scored and not learner.problem and r.status in ("pass", "review") and \
-                    not load_all()[r.id].uses:
+                    not registry[r.id].uses:
                 by_id.setdefault(r.id, []).append((learner.name, fingerprint(r.code, r.id)))
     found: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for ex_id, cells in by_id.items():
@@ -106,8 +108,8 @@ def handed_out(lesson: int) -> dict[str, str]:
     """{exercise id: its cell as the lesson's notebook hands it out}."""
     import nbformat
 
-    found = sorted((SOLUTIONS.parent / "notebooks").glob(f"{lesson:02d}_*.ipynb"))
-    return {i: c[-1] for i, c in exercise_cells(nbformat.read(found[0], as_version=4)).items()} if found else {}
+    found = lesson_notebook(SOLUTIONS.parent / "notebooks", lesson)
+    return {i: c[-1] for i, c in exercise_cells(nbformat.read(found, as_version=4)).items()} if found else {}
 
 
 def implementations(ex_id: str) -> list[Path]:
