@@ -53,7 +53,7 @@ def unbound(tree: ast.AST, classes: set[str], methods: set[str]) -> list[str]:
     module's too), or such a class (or `type(x)`) handed on as a value, which the same call can then use."""
     if not classes:
         return []
-    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    parents = parents_of(tree)
     notes = {id(a) for n in ast.walk(tree) for a in [getattr(n, "annotation", None), getattr(n, "returns", None)]
              if a is not None for a in ast.walk(a)}
     found = []
@@ -73,6 +73,17 @@ def unbound(tree: ast.AST, classes: set[str], methods: set[str]) -> list[str]:
             found.append(f"line {at}: `{ast.unparse(node)}` as a value, in a cell whose class's methods change `self` "
                          "(a method reached through the class can change any object)")
     return found
+
+
+def parents_of(tree: ast.AST) -> dict[int, ast.AST]:
+    """{id(node): the node it sits in}, for the whole tree."""
+    return {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+
+
+def called(node: ast.AST, parents: dict[int, ast.AST]) -> ast.Call | None:
+    """The call whose function `node` is (`node(...)`), or None."""
+    up = parents.get(id(node))
+    return up if isinstance(up, ast.Call) and up.func is node else None
 
 
 def harmless(name: ast.Name, up: ast.AST | None) -> bool:
@@ -120,6 +131,7 @@ def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]]) -> lis
     mine = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
     decorating = {id(d) for n in ast.walk(tree) if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
                   for d in n.decorator_list}
+    parents = parents_of(tree)
     found = []
     for node in ast.walk(tree):
         at = getattr(node, "lineno", 0)
@@ -132,8 +144,8 @@ def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]]) -> lis
         name = node.attr if isinstance(node, ast.Attribute) else bound.get(node.id, [node.id])[-1] \
             if isinstance(node, ast.Name) else ""  # `from functools import total_ordering as t`: t
         if name in ARG_MUTATORS | CLASS_MUTATORS and isinstance(getattr(node, "ctx", None), ast.Load):
-            call = next((c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.func is node), None)
-            outer = next((c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.func is call), None)
+            call = called(node, parents)
+            outer = called(call, parents) if call is not None else None
             args = (outer or call).args if call else []
             if id(node) in decorating or call is not None and id(call) in decorating:
                 continue  # `@dataclass`, `@dataclass(frozen=True)`: on the cell's own class
