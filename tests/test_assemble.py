@@ -182,3 +182,13 @@ def test_lesson_8_reads_the_notebook_named_as_the_course_names_it_not_a_copy_tha
     done = lesson8.assemble(namespace("l8-assemble", solutions("l8-assemble")), folder=tmp_path)
     row = next(p for p in done.pieces if p.id == "l2-agent-loop")
     assert row.mine and row.where == "02_agent_loop.ipynb", str(done)
+
+
+def test_lesson_7s_held_out_questions_are_the_held_out_files_own_word_for_word():
+    # The sandbox has no tests/ folder, so lesson 7's assemble step carries six of the questions; they must stay the
+    # file's (a question reworded in one place only would score the learner against questions nobody wrote down).
+    from course.evaluation.agent import load_questions
+    from course.exercises.assembly import lesson7
+
+    held_out = load_questions(ROOT / "tests" / "search_questions_heldout.json")
+    assert len(lesson7.QUESTIONS) == 6 and all(q in held_out for q in lesson7.QUESTIONS)
