@@ -65,6 +65,19 @@ def store_locked(work: Path, learner: str):
         yield
 
 
+@contextlib.asynccontextmanager
+async def turn_taken(app, work: Path, client: Client, learner: str = "anna") -> AsyncIterator[None]:
+    """`learner`'s one in-flight turn held by a write waiting on their store lock; the body runs meanwhile (within
+    DEADLINE), and the write finishes once it ends."""
+    async with anyio.create_task_group() as calls:
+        with store_locked(work, learner):
+            calls.start_soon(outcome, client, "create_ticket", TICKET)
+            with anyio.fail_after(DEADLINE):
+                while app.state.share.running(learner) < 1:
+                    await anyio.sleep(0.01)
+                yield
+
+
 async def outcome(client: Client, tool: str, arguments: dict) -> str:
     try:
         result = await client.call_tool(tool, arguments)
@@ -95,14 +108,9 @@ async def test_a_learner_flooding_writes_is_refused_beyond_their_share_while_ano
 async def test_a_learners_share_is_theirs_whichever_connection_they_use(tmp_path):
     async with class_server(tmp_path, in_flight=1, waiting=0) as (app, work), \
             connected(app, "anna") as first, connected(app, "anna") as second, connected(app, "ben") as ben:
-        async with anyio.create_task_group() as calls:
-            with store_locked(work, "anna"):
-                calls.start_soon(outcome, first, "create_ticket", TICKET)
-                with anyio.fail_after(DEADLINE):
-                    while app.state.share.running("anna") < 1:
-                        await anyio.sleep(0.01)
-                    other = await outcome(second, "search_docs", {"query": "refunds"})
-                    bens = await outcome(ben, "search_docs", {"query": "refunds"})
+        async with turn_taken(app, work, first):
+            other = await outcome(second, "search_docs", {"query": "refunds"})
+            bens = await outcome(ben, "search_docs", {"query": "refunds"})
     assert other.startswith("refused: Too many requests at once")  # a second connection is no second share
     assert bens == "ok"
 
@@ -242,13 +250,8 @@ async def test_a_learners_refused_calls_are_in_their_call_log_and_class_status_n
 
     async with class_server(tmp_path, in_flight=1, waiting=0) as (app, work), \
             connected(app, "anna") as anna, connected(app, "ben") as ben:
-        async with anyio.create_task_group() as calls:
-            with store_locked(work, "anna"):
-                calls.start_soon(outcome, anna, "create_ticket", TICKET)
-                with anyio.fail_after(DEADLINE):
-                    while app.state.share.running("anna") < 1:
-                        await anyio.sleep(0.01)
-                    answers = [await outcome(anna, "search_docs", {"query": "refunds"}) for _ in range(3)]
+        async with turn_taken(app, work, anna):
+            answers = [await outcome(anna, "search_docs", {"query": "refunds"}) for _ in range(3)]
         assert await outcome(ben, "search_docs", {"query": "refunds"}) == "ok"
     assert all(a.startswith("refused: Too many requests at once") for a in answers)
     logged = [json.loads(line) for line in (work / "anna" / "calls.jsonl").read_text().splitlines()]
