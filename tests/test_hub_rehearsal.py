@@ -32,3 +32,30 @@ def test_asking_for_the_hub_where_none_can_run_says_why(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         rehearsal(["--learners", "2", "--to", "hub"])
     assert "no hub rehearsal here: not root" in capsys.readouterr().err
+
+
+def test_an_account_whose_process_outlived_the_hub_is_still_removed(tmp_path):
+    # The CI failure of stop 28: `userdel` refuses (exit 8) while any process of the user runs, and a learner's kernel
+    # can outlive the hub by a moment. The variation here: a process that ignores SIGTERM, left running on purpose.
+    import os
+    import secrets
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        unavailable("removing accounts needs root and useradd")
+    from course.classroom.hub import useradd
+
+    name = f"rm{secrets.token_hex(3)}"
+    tmp_path.chmod(0o755)
+    subprocess.run([*useradd(tmp_path), name], check=True, capture_output=True)
+    uid = pwd.getpwnam(name).pw_uid
+    stubborn = subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 120"], user=uid)
+    try:
+        assert rehearsal_hub.remove_account(name) == ""
+        assert name not in {p.pw_name for p in pwd.getpwall()}
+        assert stubborn.wait(10) is not None  # ended, not left running as a uid nobody has
+    finally:
+        if stubborn.poll() is None:
+            stubborn.kill()
+        subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
