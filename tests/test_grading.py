@@ -37,6 +37,13 @@ def box():
         yield sandbox
 
 
+@pytest.fixture(scope="module")
+def trusted():
+    """One copy of the course (its copy and compile) for every test of `--sandbox process` in this module."""
+    with Sandbox("process", SandboxLimits(wall_seconds=15)) as sandbox:
+        yield sandbox
+
+
 def run(sandbox: Sandbox, *sources: str) -> list[dict]:
     return sandbox.run([{**JOB, "source": source} for source in sources])
 
@@ -166,35 +173,31 @@ def test_a_flood_into_the_graders_pipes_costs_it_no_memory(box):
     assert not answer.get("passed") and grown_mb < 50, (answer, grown_mb)
 
 
-class Scripted(Sandbox):
-    """A 'sandbox' whose worker is a script: what the supervisor does with each way a worker can misbehave."""
-
-    def __init__(self, script: str):
-        super().__init__("process", SandboxLimits(wall_seconds=2))
-        self.script = script
-
-    def command(self, home: str) -> list[str]:
-        return [sys.executable, "-c", self.script]
-
-
 OK = '{"index": %d, "passed": true, "message": "ok", "exit": 0, "timed_out": false}'
+# {what the worker does: (its script, what the mentor reads of why there is no verdict)}
 WORKERS = {
-    "floods its stdout": "import sys; sys.stdout.write('x' * (3 << 20))",
-    "floods its stderr": "import sys; print('{\"ready\": true}', flush=True); sys.stderr.write('x' * (3 << 20))",
-    "answers out of order": f"print('{{\"ready\": true}}'); print('{OK % 1}'); print('{OK % 0}')",
-    "answers before it is ready": f"print('{OK % 0}')",
-    "dies after its answers": f"import os; print('{{\"ready\": true}}'); print('{OK % 0}', flush=True); os._exit(9)",
-    "answers garbage": "print('{\"ready\": true}'); print('all passed')",
-    "stalls": "import time; print('{\"ready\": true}', flush=True); time.sleep(60)",
+    "floods its stdout": ("import sys; sys.stdout.write('x' * (3 << 20))", "more than 1 MB on its pipe"),
+    "floods its stderr": ("import sys; print('{\"ready\": true}', flush=True); sys.stderr.write('x' * (3 << 20))",
+                          "more than 1 MB on its pipe"),
+    "answers out of order": (f"print('{{\"ready\": true}}'); print('{OK % 1}'); print('{OK % 0}')",
+                             "it answered out of order"),
+    "answers before it is ready": (f"print('{OK % 0}')", "it did not start"),
+    "dies after its answers": (f"import os; print('{{\"ready\": true}}'); print('{OK % 0}', flush=True); os._exit(9)",
+                               "its worker ended with exit code 9"),
+    "answers garbage": ("print('{\"ready\": true}'); print('all passed')", "it sent a malformed answer"),
+    "stalls": ("import time; print('{\"ready\": true}', flush=True); time.sleep(60)", "it gave no answer in time"),
 }
 
 
-@pytest.mark.parametrize("script", WORKERS.values(), ids=WORKERS.keys())
-def test_a_worker_that_breaks_the_protocol_gives_a_void_verdict_not_a_pass(script):
-    with Scripted(script) as sandbox:
-        first = sandbox.run_once([{**JOB, "source": RIGHT}])
+@pytest.mark.parametrize("script, why", WORKERS.values(), ids=WORKERS.keys())
+def test_a_worker_that_breaks_the_protocol_gives_a_void_verdict_not_a_pass(trusted, monkeypatch, script, why):
+    # The supervisor waits the time limit and as much again for a worker's next answer: the stalling one is given
+    # 0.5 s (1 s of waiting, not 4); the others answer at once and keep 2 s, so a busy machine is no stall.
+    monkeypatch.setattr(trusted, "limits", SandboxLimits(wall_seconds=0.5 if "sleep" in script else 2))
+    monkeypatch.setattr(trusted, "command", lambda home: [sys.executable, "-c", script])
+    first = trusted.run_once([{**JOB, "source": RIGHT}])
     assert [list(a) for a in first] == [["void"]], first
-    assert first[0]["void"].startswith("the grading sandbox stopped answering: "), first
+    assert first[0]["void"].startswith("the grading sandbox stopped answering: ") and why in first[0]["void"], first
 
 
 def test_auto_stops_with_the_install_command_where_bubblewrap_cannot_run(monkeypatch):
@@ -341,10 +344,8 @@ def test_a_mentors_override_and_comment_are_recorded_and_shown(tmp_path):
     assert "Anna,Anna.ipynb,4,graded,pass,1,1" in (tmp_path / "class.csv").read_text()
 
 
-def test_process_mode_is_labelled_not_sandboxed_in_every_report(tmp_path):
-    with Sandbox("process") as sandbox:
-        label = sandbox.label
-    report.write([learner("Anna", Grade("l4-guard", "pass", "", "x"))], tmp_path, label, copies=False)
+def test_process_mode_is_labelled_not_sandboxed_in_every_report(tmp_path, trusted):
+    report.write([learner("Anna", Grade("l4-guard", "pass", "", "x"))], tmp_path, trusted.label, copies=False)
     for name in ("index.html", "Anna.html", "class.csv", "Anna.json"):
         assert "NOT SANDBOXED" in (tmp_path / name).read_text(), name
 
@@ -387,10 +388,9 @@ def test_a_cell_copied_from_the_courses_own_implementation_is_listed_against_it(
     assert list(pairs) == [("Dan", "course/permissions.py")], pairs
 
 
-def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running():
+def test_process_mode_grades_trusted_work_and_ends_what_a_cell_left_running(trusted):
     leaves = "import subprocess\nsubprocess.Popen(['sleep', '4713'], start_new_session=True)\n" + RIGHT
-    with Sandbox("process", SandboxLimits(wall_seconds=15)) as sandbox:
-        right, wrong = run(sandbox, leaves, WRONG)
+    right, wrong = run(trusted, leaves, WRONG)
     assert right["passed"] and not wrong["passed"], (right, wrong)
     left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if p.read_bytes().split(b"\0")[:2] == [b"sleep", b"4713"]]
     assert left == []
@@ -419,10 +419,10 @@ def test_the_courses_own_answer_reached_through_a_module_attribute_is_flagged(so
     assert any("course.permissions" in r and r.startswith("line 2") for r in reasons), reasons
 
 
-def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_is_graded():
-    require_bwrap()
-    with Sandbox("bwrap", SandboxLimits(wall_seconds=5)) as sandbox:  # a margin for the right one on a busy machine
-        loop, right = run(sandbox, "while True:\n    pass\n", RIGHT)
+def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_is_graded(box, monkeypatch):
+    # 2 s: the loop waits it out; the right answer's check takes about 10 ms, a margin on a busy machine.
+    monkeypatch.setattr(box, "limits", SandboxLimits(wall_seconds=2, file_mb=1))
+    loop, right = run(box, "while True:\n    pass\n", RIGHT)
     assert loop["timed_out"] and not loop["passed"] and right["passed"], (loop, right)
 
 
