@@ -124,16 +124,15 @@ def test_every_forgery_is_review_and_honest_notebooks_pass_in_bubblewrap(tmp_pat
     require_bwrap()
     folder, out = tmp_path / "class 4b", tmp_path / "reports"
     forged_class(folder, "04_permissions.ipynb", FOUR, "l4-refund-limit", "l4-policy")
-    notebook(folder / "Right 1.ipynb", "04_permissions.ipynb", SOLVED)
     notebook(folder / "never ran.ipynb", "04_permissions.ipynb", SOLVED, run=False)
     nbformat.write(nbformat.read(ROOT / "notebooks" / "06_mcp_client.ipynb", as_version=4), folder / "lesson six.ipynb")
     (folder / "not json.ipynb").write_text('{"cells": [')
-    (tmp_path / "roster.txt").write_text("Right 0\nRight 1\n=cmd|' /C calc'!A0\nAbsent Anna\n")
+    (tmp_path / "roster.txt").write_text("Right 0\nnever ran\n=cmd|' /C calc'!A0\nAbsent Anna\n")
     done = grade(folder, out, "--roster", str(tmp_path / "roster.txt"))
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     assert "Sandbox: bubblewrap sandbox" in done.stdout
 
-    for name in ("Right 0", "Right 1", "never ran"):
+    for name in ("Right 0", "never ran"):
         assert set(statuses(out, name).values()) == {"pass"}, name
     forged = {name: statuses(out, name)["l4-refund-limit"] for name in [*FOUR, "duplicate id"]}
     assert forged == dict.fromkeys(forged, "review"), forged
@@ -152,7 +151,7 @@ def test_every_forgery_is_review_and_honest_notebooks_pass_in_bubblewrap(tmp_pat
     assert rows["Right 0"]["points"] == four and rows["Right 0"]["max_points"] == four
     assert rows["perf_counter"]["l4-refund-limit"] == "review" and rows["perf_counter"]["points"] == "1"
     assert rows["lesson six"]["status"] == "another lesson" and rows["lesson six"]["points"] == "0"
-    assert rows["not json"]["status"] == "unreadable"
+    assert rows["not json"]["status"] == "unreadable" and rows["never ran"]["status"] == "graded"
     assert rows["Absent Anna"]["status"] == "missing" and rows["'=cmd|' /C calc'!A0"]["status"] == "missing"
     everything = done.stdout + done.stderr + "".join(p.read_text(errors="replace") for p in out.iterdir())
     assert SECRET not in everything
