@@ -8,7 +8,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from tests.test_browser import WAIT_MS, lab_page, run_all
+from tests.test_browser import WAIT_MS, lab, lab_page, run_all  # noqa: F401 -- lab: the fixture
 
 SETUP = """\
 from course.beyond import Desk, choose_answerer
@@ -33,10 +33,10 @@ def form_notebook(_store) -> list:
 
 
 @pytest.mark.browser
-def test_the_form_is_filled_checked_sent_and_the_next_question_declined(tmp_path):
+def test_the_form_is_filled_checked_sent_and_the_next_question_declined(lab, tmp_path):
     from playwright.sync_api import expect
 
-    with lab_page(tmp_path, "form.ipynb", form_notebook) as (page, _lab, _store):
+    with lab_page(lab, tmp_path, "form.ipynb", form_notebook) as (page, _kernels, _store):
         run_all(page)
         send = page.get_by_role("button", name="Send", disabled=False)
         expect(send).to_be_visible(timeout=WAIT_MS)
