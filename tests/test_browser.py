@@ -226,11 +226,11 @@ def course_kernel_installed(env: dict) -> bool:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """One throw-away JupyterLab and one chromium for this file's browser tests: starting both took 6 s a test. Each test opens its own notebook, in its own folder,
-    in a fresh browser context (no workspace, cookie or storage of another test), and `lab_page` shuts its
-    kernel down. Module-scoped, not session-scoped: Playwright's sync API runs one instance at a time, and
-    other files (the hub's) start their own. On the way out the browser closes and JupyterLab stops, and the
-    server must be gone."""
+    """One throw-away JupyterLab and one chromium for this file's browser tests: starting both took 6 s a
+    test. Each test opens its own notebook, in its own folder, in a fresh browser context (no workspace, cookie
+    or storage of another test), and `lab_page` shuts its kernel down. Module-scoped, not session-scoped:
+    Playwright's sync API runs one instance at a time, and other files (the hub's) start their own. On the way
+    out the browser closes and JupyterLab stops, and the server must be gone."""
     chromium = require_browser()
     from playwright.sync_api import sync_playwright
 
@@ -459,7 +459,8 @@ def test_under_run_all_of_lesson_6_with_nobody_clicking_every_prompt_is_on_scree
         waiting = page.locator("[class*=course-approval-]").filter(has=page.get_by_role("button", name="Reject",
                                                                                         disabled=False))
         for n in range(1, PROMPTS_IN_LESSON_6 + 1):
-            expect(waiting).to_have_count(1, timeout=300_000)  # the next prompt has appeared
+            waiting.first.wait_for(timeout=300_000)  # the next prompt has appeared (checked in the page, at once)
+            assert waiting.count() == 1, "two prompts wait at once"
             marker = next(c for c in waiting.first.get_attribute("class").split() if c.startswith("course-approval-"))
             prompt = page.locator(f".{marker}")
             # On screen, nobody scrolling, while it still waits (an enabled button, before its timeout).
@@ -467,7 +468,7 @@ def test_under_run_all_of_lesson_6_with_nobody_clicking_every_prompt_is_on_scree
                 timeout=REHEARSAL_TIMEOUT * 1000)
             page.screenshot(path=str(tmp_path / f"prompt-{n}.png"))
             # Nobody clicks: it times out (the next one may appear at once, so follow this one by its marker).
-            expect(prompt.get_by_role("button", name="Reject", disabled=False)).to_have_count(0, timeout=60_000)
+            prompt.get_by_role("button", name="Reject", disabled=False).wait_for(state="detached", timeout=60_000)
         expect(page.get_by_text("child processes still running: []")).to_be_visible(timeout=300_000)
         # The first missed prompt says what happened and what to do, and so does the call's result.
         for text in (f"no decision within {REHEARSAL_TIMEOUT} s, so it counts as rejected; nothing was run. "
