@@ -26,6 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
     ("def f(d):\n    d.clear()\nf(*[guards.REQUESTS])\n", 8),
     ("def f(d):\n    d.clear()\nf(**{'d': guards.REQUESTS})\n", 8),
     ("import heapq\ndef f(v):\n    heapq.heappush(v, 'X')\nf(DEFAULT_INHERITED_ENV_VARS)\n", 6),
+    ("f = lambda d: d.clear()\nf(guards.REQUESTS)\n", 8),
+    ("class C:\n    def m(self, d):\n        d.clear()\nC().m(guards.REQUESTS)\n", 8),
+    ("class C:\n    @staticmethod\n    def m(d):\n        d.clear()\nC.m(guards.REQUESTS)\n", 8),
     ("def f(v):\n    w = v\n    w.append('OPENAI_API_KEY')\nf(DEFAULT_INHERITED_ENV_VARS)\n", 6),
 ])
 def test_a_shared_value_passed_to_the_cells_own_function_that_changes_its_argument_is_flagged(source, lesson):
@@ -37,6 +40,8 @@ def test_a_shared_value_passed_to_the_cells_own_function_that_changes_its_argume
     ("def f(d):\n    d.clear()\n    return d\nf({})\nf(dict(guards.REQUESTS))\n", 8),
     ("def f(d):\n    d.clear()\n    return d\nf(**{'d': {}})\n", 8),
     ("def f(d):\n    return len(d)\nf(guards.REQUESTS)\n", 8),
+    ("class C:\n    def __init__(self):\n        self.d = {}\n    def m(self, d):\n        self.d.update(d)\n"
+     "C().m(guards.REQUESTS)\n", 8),
 ])
 def test_the_cells_own_function_changing_its_own_values_stays_inside_the_vocabulary(source, lesson):
     assert not [r for r in review(source, lesson) if "changes" in r], review(source, lesson)

@@ -131,19 +131,26 @@ def shared_names(tree: ast.AST, bound: dict[str, list[str]]) -> set[str]:
 
 
 def changers(tree: ast.AST, bound: dict[str, list[str]]) -> dict[str, set[int | str]]:
-    """{the cell's own function: the positions and names of the parameters it changes} (`def f(d): d.clear()`,
-    `d[k] = v`, and `def g(d): f(d)` in turn)."""
+    """{`f`, or `.m` for a method called on an instance: the positions and names of the arguments the cell's own
+    function changes} (`def f(d): d.clear()`, `d[k] = v`, `f = lambda d: d.clear()`, `def g(d): f(d)` in turn)."""
+    in_class = {id(f) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body}
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, int]] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):  # a method's first argument is its instance
+            static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in n.decorator_list)
+            functions.append(("." * (id(n) in in_class) + n.name, n, int(id(n) in in_class and not static)))
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
+            functions += [(t.id, n.value, 0) for t in n.targets if isinstance(t, ast.Name)]
     found: dict[str, set[int | str]] = {}
-    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     for _ in range(3):
-        for fn in functions:
+        for key, fn, skip in functions:
             positional = fn.args.posonlyargs + fn.args.args
-            for param in positional + fn.args.kwonlyargs:
+            for param in positional[skip:] + fn.args.kwonlyargs:
                 mine = shared_names(fn, {param.arg: []})
                 if any(root(n) in mine for n in ast.walk(fn) if isinstance(n, ast.Attribute | ast.Subscript)
                        and isinstance(n.ctx, ast.Store | ast.Del)) or changes(fn, mine, bound, found):
-                    found.setdefault(fn.name, set()).update(
-                        {param.arg, *(i for i, p in enumerate(positional) if p is param)})
+                    found.setdefault(key, set()).update(
+                        {param.arg, *(i - skip for i, p in enumerate(positional) if p is param)})
     return found
 
 
@@ -167,12 +174,14 @@ def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]],
             if whose in shared:
                 found.append(f"line {at}: changes `{whose}` with `.{node.func.attr}(...)`: the setup or an import "
                              "gives it (the check uses it too)")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in own:
+        function = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else \
+            "." + node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
+        if isinstance(node, ast.Call) and function in own:
             given = [(i, a) for i, a in enumerate(node.args)] + [(k.arg, k.value) for k in node.keywords]
-            if any((where in own[node.func.id] or isinstance(a, ast.Starred) or where is None) and  # *[x], **{k: x}
+            if any((where in own[function] or isinstance(a, ast.Starred) or where is None) and  # *[x], **{k: x}
                    any(root(v) in shared for v in spread(a)) for where, a in given):
-                found.append(f"line {at}: `{node.func.id}` changes its argument, which the setup or an import gives "
-                             "(the check uses it too)")
+                found.append(f"line {at}: `{function.removeprefix('.')}` changes its argument, which the setup or an "
+                             "import gives (the check uses it too)")
         name = node.attr if isinstance(node, ast.Attribute) else bound.get(node.id, [node.id])[-1] \
             if isinstance(node, ast.Name) else ""  # `from functools import total_ordering as t`: t
         if name in ARG_MUTATORS | CLASS_MUTATORS and isinstance(getattr(node, "ctx", None), ast.Load):
