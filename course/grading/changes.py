@@ -142,15 +142,23 @@ def changers(tree: ast.AST, bound: dict[str, list[str]]) -> dict[str, set[int | 
         elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
             functions += [(t.id, n.value, 0) for t in n.targets if isinstance(t, ast.Name)]
     found: dict[str, set[int | str]] = {}
-    for _ in range(3):
+    for _ in range(3):  # again only when a function was found to change an argument (`g` calling `f`)
+        before = sum(map(len, found.values()))
         for key, fn, skip in functions:
             positional = fn.args.posonlyargs + fn.args.args
-            for param in positional[skip:] + fn.args.kwonlyargs:
+            params = positional[skip:] + fn.args.kwonlyargs
+            stored = {root(n) for n in ast.walk(fn) if isinstance(n, ast.Attribute | ast.Subscript)
+                      and isinstance(n.ctx, ast.Store | ast.Del)}
+            if not params or not (stored & (every := shared_names(fn, {p.arg: [] for p in params}))
+                                  or changes(fn, every, bound, found)):
+                continue  # none of its arguments changes: the common case, read once
+            for param in params:
                 mine = shared_names(fn, {param.arg: []})
-                if any(root(n) in mine for n in ast.walk(fn) if isinstance(n, ast.Attribute | ast.Subscript)
-                       and isinstance(n.ctx, ast.Store | ast.Del)) or changes(fn, mine, bound, found):
+                if stored & mine or changes(fn, mine, bound, found):
                     found.setdefault(key, set()).update(
                         {param.arg, *(i - skip for i, p in enumerate(positional) if p is param)})
+        if sum(map(len, found.values())) == before:
+            break
     return found
 
 
