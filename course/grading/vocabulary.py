@@ -176,6 +176,19 @@ def is_module(path: list[str]) -> bool:
     return True
 
 
+def imports_outside(tree: ast.AST, vocab: Vocabulary) -> list[str]:
+    found = []
+    for node, module, name, _ in walk_imports(tree):
+        if module.startswith(NEVER) or f"{module}.{name}".startswith(NEVER):
+            found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
+        elif module.split(".")[0] == "course" and name is not None and (module, name) not in vocab.imported:
+            found.append(f"line {node.lineno}: `from {module} import {name}`: the lesson's code never imports it "
+                         "(the course's own answer?)")
+        elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
+            found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
+    return found
+
+
 def review(source: str, lesson: int) -> list[str]:
     """Why a mentor should read this cell before its verdict counts ("line N: ..."); [] if none."""
     vocab, found = vocabulary(lesson), []
@@ -187,14 +200,7 @@ def review(source: str, lesson: int) -> list[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return found  # the cell does not run: its verdict says so
-    for node, module, name, _ in walk_imports(tree):
-        if module.startswith(NEVER) or f"{module}.{name}".startswith(NEVER):
-            found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
-        elif module.split(".")[0] == "course" and name is not None and (module, name) not in vocab.imported:
-            found.append(f"line {node.lineno}: `from {module} import {name}`: the lesson's code never imports it "
-                         "(the course's own answer?)")
-        elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
-            found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
+    found += imports_outside(tree, vocab)
     own, roots = bindings(tree), set[int]()
     bound = {**vocab.given, **own}  # the setup's names count as imported
     mine, classes, methods = own_attributes(tree)
