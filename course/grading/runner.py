@@ -255,12 +255,16 @@ def grade_class(paths: list[Path], sandbox: Sandbox, jobs: int = 1, skip: Path |
 
 def settle(result: Grade, answer: dict, limits: SandboxLimits) -> None:
     result.output, result.output_lines = answer.get("output", ""), answer.get("output_lines", 0)
-    result.sandbox_passed = answer.get("passed") is True and "void" not in answer
+    result.sandbox_passed = answer.get("passed") is True and "void" not in answer and not answer.get("forged")
     result.seed, result.message = answer.get("seed"), answer.get("message", "")
     if "void" in answer:
         result.message = f"no verdict: {answer['void']}"
         result.reasons.append(f"no verdict: {answer['void']} The code may have attacked the grader: read it, "
                               "then re-grade this learner or override the status.")
+    elif answer.get("forged"):
+        result.message = "no verdict: something other than the check wrote on the exercise's verdict channel."
+        result.reasons.append("something other than the check wrote on the exercise's verdict channel, so the "
+                              "check's answer cannot be trusted: read the code.")
     elif answer.get("timed_out"):
         result.message = f"no verdict after {limits.wall_seconds:g} s: the code probably loops forever."
     elif not result.message and answer.get("exit") != 0:
