@@ -102,6 +102,13 @@ def root(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
+def spread(value: ast.expr) -> list[ast.expr]:
+    """The values a tuple, list, set or dict display (or `*` of one) holds; [value] for anything else."""
+    value = value.value if isinstance(value, ast.Starred) else value
+    return [v for v in value.values if v is not None] if isinstance(value, ast.Dict) else value.elts \
+        if isinstance(value, ast.Tuple | ast.List | ast.Set) else [value]
+
+
 def shared_names(tree: ast.AST, bound: dict[str, list[str]]) -> set[str]:
     """The names bound to what the setup or an import gives, and the cell's plain aliases of them (`r = x.y`,
     `for r in [x.y]`, `(r := x)`): changing one changes what the check reads too."""
@@ -118,16 +125,50 @@ def shared_names(tree: ast.AST, bound: dict[str, list[str]]) -> set[str]:
     shared = set(bound)
     for _ in range(3):
         for target, value in pairs:
-            values = value.elts if isinstance(value, ast.Tuple | ast.List | ast.Set) else [value]
-            if any(root(v) in shared for v in values):
+            if any(root(v) in shared for v in spread(value)):
                 shared |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     return shared
 
 
-def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]]) -> list[str]:
+def changers(tree: ast.AST, bound: dict[str, list[str]]) -> dict[str, set[int | str]]:
+    """{`f`, or `.m` for a method called on an instance: the positions and names of the arguments the cell's own
+    function changes} (`def f(d): d.clear()`, `d[k] = v`, `f = lambda d: d.clear()`, `def g(d): f(d)` in turn)."""
+    in_class = {id(f) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body}
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, int]] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):  # a method's first argument is its instance
+            static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in n.decorator_list)
+            functions.append(("." * (id(n) in in_class) + n.name, n, int(id(n) in in_class and not static)))
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
+            functions += [(t.id, n.value, 0) for t in n.targets if isinstance(t, ast.Name)]
+    found: dict[str, set[int | str]] = {}
+    for _ in range(3):  # again only when a function was found to change an argument (`g` calling `f`)
+        before = sum(map(len, found.values()))
+        for key, fn, skip in functions:
+            positional = fn.args.posonlyargs + fn.args.args
+            params = positional[skip:] + fn.args.kwonlyargs
+            stored = {root(n) for n in ast.walk(fn) if isinstance(n, ast.Attribute | ast.Subscript)
+                      and isinstance(n.ctx, ast.Store | ast.Del)}
+            if not params or not (stored & (every := shared_names(fn, {p.arg: [] for p in params}))
+                                  or changes(fn, every, bound, found)):
+                continue  # none of its arguments changes: the common case, read once
+            for param in params:
+                mine = shared_names(fn, {param.arg: []})
+                if stored & mine or changes(fn, mine, bound, found):
+                    found.setdefault(key, set()).update(
+                        {param.arg, *(i - skip for i, p in enumerate(positional) if p is param)})
+        if sum(map(len, found.values())) == before:
+            break
+    return found
+
+
+def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]],
+            own: dict[str, set[int | str]] | None = None) -> list[str]:
     """Calls that change what the setup or an import gives: its methods that change a value in place
-    (`REQUESTS.clear()`, `dict.update(REQUESTS, ...)`, `heapq.heappush(...)`) and decorators called on it
-    (`dataclass(Limits)`, `functools.total_ordering(Policy)` rewrite the class in place)."""
+    (`REQUESTS.clear()`, `dict.update(REQUESTS, ...)`, `heapq.heappush(...)`), the cell's own functions that
+    change an argument (`own`, from changers) and decorators called on it (`dataclass(Limits)`,
+    `functools.total_ordering(Policy)` rewrite the class in place)."""
+    own = changers(tree, bound) if own is None else own
     mine = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
     decorating = {id(d) for n in ast.walk(tree) if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
                   for d in n.decorator_list}
@@ -141,6 +182,14 @@ def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]]) -> lis
             if whose in shared:
                 found.append(f"line {at}: changes `{whose}` with `.{node.func.attr}(...)`: the setup or an import "
                              "gives it (the check uses it too)")
+        function = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else \
+            "." + node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
+        if isinstance(node, ast.Call) and function in own:
+            given = [(i, a) for i, a in enumerate(node.args)] + [(k.arg, k.value) for k in node.keywords]
+            if any((where in own[function] or isinstance(a, ast.Starred) or where is None) and  # *[x], **{k: x}
+                   any(root(v) in shared for v in spread(a)) for where, a in given):
+                found.append(f"line {at}: `{function.removeprefix('.')}` changes its argument, which the setup or an "
+                             "import gives (the check uses it too)")
         name = node.attr if isinstance(node, ast.Attribute) else bound.get(node.id, [node.id])[-1] \
             if isinstance(node, ast.Name) else ""  # `from functools import total_ordering as t`: t
         if name in ARG_MUTATORS | CLASS_MUTATORS and isinstance(getattr(node, "ctx", None), ast.Load):

@@ -60,6 +60,7 @@ class Learner:
     problem: str = ""  # "unreadable: ..." or "another lesson: ...": nothing counts
     never_run: bool = False
     results: list[Grade] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # for the mentor, counting nothing (which notebook was graded)
 
     @property
     def passed(self) -> int:
@@ -126,6 +127,9 @@ def choose(learner: Learner, books: dict[Path, tuple[Learner, dict[str, list[str
         return {}
     book, cells = books[ofs[0]]
     learner.path, learner.lesson, learner.never_run = book.path, lesson, book.never_run
+    if len(ofs) > 1:
+        learner.notices.append(f"the folder holds {len(ofs)} notebooks of lesson {lesson} "
+                               f"({', '.join(p.name for p in ofs)}): {ofs[0].name} is graded, the others are not.")
     return cells
 
 

@@ -176,17 +176,17 @@ def is_module(path: list[str]) -> bool:
     return True
 
 
-def imports_reviewed(tree: ast.AST, vocab: Vocabulary, found: list[str]) -> None:
-    """Add to `found` each import outside the lesson's vocabulary."""
+def imports_outside(tree: ast.AST, vocab: Vocabulary) -> list[str]:
+    found = []
     for node, module, name, _ in walk_imports(tree):
-        full = f"{module}.{name}" if name else module
-        if module.startswith(NEVER) or full.startswith(NEVER):
+        if module.startswith(NEVER) or f"{module}.{name}".startswith(NEVER):
             found.append(f"line {node.lineno}: imports from `{module}` (the grader's own code)")
         elif module.split(".")[0] == "course" and name is not None and (module, name) not in vocab.imported:
             found.append(f"line {node.lineno}: `from {module} import {name}`: the lesson's code never imports it "
                          "(the course's own answer?)")
         elif module not in vocab.modules and module.split(".")[0] not in BASE_MODULES:
             found.append(f"line {node.lineno}: imports `{module}`, which this lesson does not use")
+    return found
 
 
 def review(source: str, lesson: int) -> list[str]:
@@ -200,20 +200,19 @@ def review(source: str, lesson: int) -> list[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return found  # the cell does not run: its verdict says so
-    for number, word in words(tree):  # the tree's names are NFKC-normalised: one not in the text was spelt otherwise
-        if not source.isascii() and word.removeprefix(".") not in source:
-            found.append(f"line {number}: a non-ASCII identifier (Python reads it as `{word.removeprefix('.')}`)")
-    imports_reviewed(tree, vocab, found)
+    found += imports_outside(tree, vocab)
     own, roots = bindings(tree), set[int]()
     bound = {**vocab.given, **own}  # the setup's names count as imported
     mine, classes, methods = own_attributes(tree)
     shared = shared_names(tree, bound)
     found += unbound(tree, classes, methods) + changes(tree, shared, bound)
     literal = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and attributes(n)}  # getattr(x, "name")
-    builtin = set(vars(builtins))
     for number, word in words(tree):
-        if special(word) and word not in vocab.specials and (name := word.removeprefix(".")) not in PLAIN_DUNDERS:
-            kind = ("a builtin that reaches code or namespaces" if word in REACHING and word in builtin
+        name = word.removeprefix(".")
+        if not source.isascii() and name not in source:  # the tree's names are NFKC-normalised: spelt otherwise
+            found.append(f"line {number}: a non-ASCII identifier (Python reads it as `{name}`)")
+        if special(word) and word not in vocab.specials and name not in PLAIN_DUNDERS:
+            kind = ("a builtin that reaches code or namespaces" if word in REACHING and hasattr(builtins, word)
                     else "a function that reaches attributes or code by name" if name in REACHING
                     else "a frame, code or traceback attribute" if name in INTERNALS
                     else "a way to start a program" if name in RUNS else "a dunder or private name")
