@@ -89,10 +89,11 @@ def test_a_failing_pass_fails_every_question_in_it_and_the_next_pass_runs():
 @pytest.mark.skipif(bool(model_available()), reason="needs lesson 3's model")
 def test_the_class_asking_at_once_gets_the_same_hits_as_one_by_one_search(tmp_path):
     # Five of the shop's documents (30 sections) and the twelve questions about them: batching changes how the
-    # questions are embedded, not the sections, so embedding all 76 sections first would only add seconds.
+    # questions are embedded, not the sections, so embedding all 76 sections first (when no test before this one
+    # left them in the worker's embedding cache, which this index reads too) would only add seconds.
     for doc in DOCS:
         shutil.copy(paths.DATA / f"{doc}.md", tmp_path)
-    alone = DocIndex(tmp_path, cache_dir=tmp_path / "cache", embedder=MiniLM())
+    alone = DocIndex(tmp_path, embedder=MiniLM())
     together = copy.copy(alone)  # the same sections and vectors; only the questions are embedded another way
     together.embedder = batcher = BatchingEmbedder(MiniLM())
     asked = [q["question"] for q in ASKED if q["doc"] in DOCS]
