@@ -248,7 +248,8 @@ async def test_a_server_on_the_older_protocol_mcp_1_works_with_the_same_host():
 
 
 async def test_a_stdio_program_that_never_answers_its_first_request_times_out_with_a_hint():
-    silent = stdio_command(sys.executable, "-c", "import time; time.sleep(30)")
+    # It reads its requests and never answers; it ends when the host closes its stdin (no wait for a kill).
+    silent = stdio_command(sys.executable, "-c", "import sys; sys.stdin.read()")
     with pytest.raises(ServerError) as caught:
         await quiet_host().connect("silent", silent, allow=set(), read_timeout=0.5)
     assert "did not answer its first MCP request in time" in str(caught.value)

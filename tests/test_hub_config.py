@@ -103,13 +103,10 @@ def test_an_account_of_this_machine_is_never_a_learners_name(hub_env):
     assert auth.validate_username("learner-07")
 
 
-def test_a_tokens_file_other_accounts_can_read_stops_the_hub(hub_env, tmp_path, monkeypatch):
-    from course.classroom.learners import new_tokens, write_tokens
-
-    tokens = tmp_path / "tokens.txt"
-    write_tokens(tokens, new_tokens(["anna"]))
+def test_a_tokens_file_other_accounts_can_read_stops_the_hub(hub_env, tmp_path, monkeypatch, class_server):
+    tokens = tokens_copy(class_server, tmp_path / "tokens.txt")
     monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
-    with a_class_server(tokens, monkeypatch):
+    with a_class_server(class_server, monkeypatch):
         assert load_config().Authenticator.allowed_users == {"anna", "teacher"}
         tokens.chmod(0o644)
         with pytest.raises(SystemExit, match="chmod 600"):
@@ -130,29 +127,48 @@ def test_a_tokens_file_that_is_not_there_or_not_a_tokens_file_stops_the_hub_with
         load_config()
 
 
-@contextlib.contextmanager
-def a_class_server(tokens, monkeypatch):
-    """The class server the hub's config checks at its start (COURSE_MCP_URL), knowing `tokens`."""
+@pytest.fixture(scope="module")
+def class_server(tmp_path_factory):
+    """One class server for this file's tests (the hub's config only asks it whether it knows a token): its
+    tokens file, for anna, and its URL. A test copies the file and may change its copy; the server keeps its own."""
+    from course.classroom.learners import new_tokens, write_tokens
     from course.classroom.server import serving
 
-    with serving(tokens, "--embedder", "lexical", "--data", str(tokens.parent / "class")) as url:
-        monkeypatch.setenv("COURSE_MCP_URL", url)
-        yield url
+    folder = tmp_path_factory.mktemp("class-server")
+    tokens = folder / "tokens.txt"
+    write_tokens(tokens, new_tokens(["anna"]))
+    with serving(tokens, "--embedder", "lexical", "--data", str(folder / "class")) as url:
+        yield tokens, url
+
+
+@contextlib.contextmanager
+def a_class_server(class_server, monkeypatch):
+    """The class server the hub's config checks at its start (COURSE_MCP_URL): it knows anna's token in its own
+    tokens file (`tokens_copy`), no other."""
+    monkeypatch.setenv("COURSE_MCP_URL", class_server[1])
+    yield class_server[1]
+
+
+def tokens_copy(class_server, to: Path) -> Path:
+    """A copy of the class server's tokens file (anna's line), root's 0600 as `write_tokens` makes it."""
+    from course.classroom.learners import write_tokens
+
+    write_tokens(to, class_server[0].read_text())
+    return to
 
 
 def test_a_hub_whose_class_server_is_not_there_or_has_other_tokens_stops_at_its_start_saying_so(
-        hub_env, tmp_path, monkeypatch):
+        hub_env, tmp_path, monkeypatch, class_server):
     from course.classroom.learners import new_tokens, write_tokens
     from course.processes import free_port
 
-    tokens, others = tmp_path / "tokens.txt", tmp_path / "others.txt"
-    write_tokens(tokens, new_tokens(["anna"]))
-    write_tokens(others, new_tokens(["anna"]))
+    tokens = tmp_path / "tokens.txt"
+    write_tokens(tokens, new_tokens(["anna"]))  # anna's other token: the class server was started with another file
     monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
     monkeypatch.setenv("COURSE_MCP_URL", f"http://127.0.0.1:{free_port()}/mcp")
     with pytest.raises(SystemExit, match="No class server answers at COURSE_MCP_URL"):
         load_config()
-    with a_class_server(others, monkeypatch):
+    with a_class_server(class_server, monkeypatch):
         with pytest.raises(SystemExit, match="started with another tokens file"):
             load_config()
 
@@ -185,13 +201,12 @@ def test_learners_kernels_get_the_class_embedding_cache_only_once_it_is_built(hu
 
 
 def test_a_learner_added_to_the_tokens_file_during_the_class_logs_in_and_gets_their_token_without_a_restart(
-        hub_env, tmp_path, monkeypatch):
-    from course.classroom.learners import add_learner, new_tokens, write_tokens
+        hub_env, tmp_path, monkeypatch, class_server):
+    from course.classroom.learners import add_learner
 
-    tokens = tmp_path / "tokens.txt"
-    write_tokens(tokens, new_tokens(["anna"]))
+    tokens = tokens_copy(class_server, tmp_path / "tokens.txt")
     monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
-    with a_class_server(tokens, monkeypatch):
+    with a_class_server(class_server, monkeypatch):
         config = load_config()  # the hub as it started: anna only
     auth = authenticator(config)
     token_of = config.Spawner.environment["COURSE_MCP_TOKEN"]

@@ -121,7 +121,7 @@ class Hub:
                     return
             except httpx2.TransportError:
                 pass
-            time.sleep(0.5)
+            time.sleep(0.2)
         raise RuntimeError("JupyterHub did not answer within 120 s")
 
     def stop(self) -> None:
@@ -208,7 +208,7 @@ def one_learner(hub: Hub, learner: Learner, password: str) -> None:
             model = browser.get(f"/hub/api/users/{learner.name}", headers=headers).json()
             if model.get("servers", {}).get("", {}).get("ready"):
                 break
-            time.sleep(1)
+            time.sleep(0.25)
         else:
             learner.problem = "their server did not start"
             return
@@ -226,6 +226,22 @@ def one_learner(hub: Hub, learner: Learner, password: str) -> None:
     learner.memory_mb = learner_memory(learner.name)
 
 
+def wait_until_ended(processes: list, seconds: float) -> None:
+    """Until each has ended: gone, or a zombie (its parent not yet told; `userdel` does not count it, but
+    psutil.wait_procs would wait the whole `seconds` for it)."""
+    import psutil
+
+    def running(p) -> bool:
+        try:
+            return p.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(map(running, processes)):
+        time.sleep(0.05)
+
+
 def remove_account(name: str) -> str:
     """Delete an account the hub made, with its home. `userdel` refuses while any process of the user runs, and a
     learner's server or kernel can outlive the hub by a moment (they are not in its process group): end them first."""
@@ -239,7 +255,7 @@ def remove_account(name: str) -> str:
                 p.kill()
             except psutil.NoSuchProcess:
                 pass
-        psutil.wait_procs(left, timeout=3)
+        wait_until_ended(left, 3.0)
         done = subprocess.run(["userdel", "--remove", name], capture_output=True, text=True, check=False)
         if done.returncode in (0, 12):  # 12: the home could not be removed; the account is gone
             return ""
