@@ -13,9 +13,9 @@ pytest.importorskip("xdist")
 ROOT = Path(__file__).resolve().parents[1]
 
 NODEIDS = [  # in the order conftest's collection hook leaves them
+    "tests/test_browser.py::test_run_all", "tests/test_browser.py::test_reload",
     "tests/test_hub.py::test_two_learners",
     "tests/test_hub_rehearsal.py::test_one", "tests/test_hub_rehearsal.py::test_two",
-    "tests/test_browser.py::test_run_all",
     *[f"notebooks/03_document_search.ipynb::Cell {n}" for n in range(40)],
     "tests/test_tools.py::test_a", "tests/test_tools.py::test_b",
     *[f"notebooks/01_tool_calling.ipynb::Cell {n}" for n in range(30)],
@@ -60,15 +60,16 @@ def scheduled(request: pytest.FixtureRequest) -> list[list[str]]:
     return units
 
 
-def test_the_hub_group_and_the_browser_start_before_the_notebooks_though_those_hold_more_items(request):
+def test_the_browser_and_hub_groups_start_before_the_notebooks_though_those_hold_more_items(request):
     firsts = [unit[0] for unit in scheduled(request)]
-    assert firsts[:2] == ["tests/test_hub.py::test_two_learners", "tests/test_browser.py::test_run_all"]
+    assert firsts[:2] == ["tests/test_browser.py::test_run_all", "tests/test_hub.py::test_two_learners"]
     assert firsts[2] == "notebooks/03_document_search.ipynb::Cell 0"
 
 
 def test_a_group_and_a_notebook_are_each_one_unit_in_order(request):
     units = scheduled(request)
-    assert NODEIDS[:3] in units  # the hub's two files
+    assert NODEIDS[:2] in units  # the browser's file
+    assert NODEIDS[2:5] in units  # the hub's two files
     assert [f"notebooks/03_document_search.ipynb::Cell {n}" for n in range(40)] in units
     assert ["tests/test_tools.py::test_a"] in units and ["tests/test_tools.py::test_b"] in units
     assert sorted(nodeid for unit in units for nodeid in unit) == sorted(NODEIDS)
