@@ -48,10 +48,12 @@ lint: $(DEV)
 	$(VENV)/bin/mypy course tests
 	$(VENV)/bin/lint-imports --no-cache
 
-# On every core (pytest-xdist; JOBS=N for another number, JOBS=0 for one process): tests that must not share a
+# One worker more than cores (pytest-xdist; JOBS=N for another number, JOBS=0 for one process): a good share of
+# the suite waits rather than computes (a browser showing a prompt, a hub spawning, a sandbox or server starting),
+# and a third worker fills those waits (2 cores: 286 s with 2 workers, 244 s with 3). Tests that must not share a
 # resource, and each notebook's cells, are kept on one worker (GROUPS, conftest.py). The JUnit file it
 # leaves is what `make bench` reads for the suite's time and its slowest items.
-JOBS ?= auto
+JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 TEST_REPORT := .cache/make-test.xml
 
 # Two node packages the tests run: the hub's proxy (tests/test_hub*.py) and the reference "everything" MCP server

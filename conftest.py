@@ -1,5 +1,5 @@
 """Settings for every pytest run, notebooks included (kernels inherit this environment), and what keeps
-`make test`'s parallel run (pytest-xdist, `-n auto`) from sharing what must not be shared."""
+`make test`'s parallel run (pytest-xdist, a worker more than cores) from sharing what must not be shared."""
 
 import os
 import tempfile
@@ -59,7 +59,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=rank)  # stable: within a group, and among the rest, collection order holds
 
 
-@pytest.hookimpl(optionalhook=True)  # only called when pytest-xdist runs the suite (`make test`: -n auto)
+@pytest.hookimpl(optionalhook=True)  # only called when pytest-xdist runs the suite (`make test`: -n JOBS)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     # xdist's own `--dist loadgroup` cannot group here: it renames items through `item._nodeid`, which pytest 9
     # no longer reads, so every cell of a notebook went to any worker (NameError). The same scheduling, with
