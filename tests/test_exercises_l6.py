@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from course.exercises.lesson6 import execute as execute_check
 from exercise_checks import LIARS, fails_with, lying, passes, reviewed, solution
 
 pytestmark = [pytest.mark.timeout(120),
@@ -260,7 +261,7 @@ def execute(old: str, new: str) -> str:
              "tool.annotations is not None and not tool.annotations.destructive_hint"), "ran without asking", 2),
     (execute("return result_text(result)", "return result.content[0].text"), "keeps the error flag", 2),
     (execute("read_timeout_seconds=timeout", "read_timeout_seconds=None"), "a slow tool kept execute waiting", 1),
-    (execute("read_timeout_seconds=timeout", "read_timeout_seconds=4"), "use the `timeout` you were given", 1),
+    (execute("read_timeout_seconds=timeout", "read_timeout_seconds=2.5"), "use the `timeout` you were given", 1),
     (execute("        except MCPError as e:\n            if e.code == REQUEST_TIMEOUT:  # the connection is still "
              "fine\n                return f\"Error: {name} did not answer within {timeout:g} s. Tell the user it is "
              "not available now.\"\n            return f\"Error: the server refused the call to {name}: "
@@ -276,7 +277,10 @@ def execute(old: str, new: str) -> str:
 ], ids=["missing-read-only-hint-means-read-only", "not-destructive-means-read-only", "error-flag-dropped",
         "no-timeout", "a-timeout-of-its-own", "timeout-not-caught", "hidden-tool-runs", "approve-not-awaited",
         "rejection-unexplained", "approve-gets-json-text"])
-def test_l6_execute_check_fails_on_a_solution_that_only_looks_right(source, hint, tries):
+def test_l6_execute_check_fails_on_a_solution_that_only_looks_right(source, hint, tries, monkeypatch):
+    # The whole conversation takes well under a second with the draws' timeouts (<= 0.9 s for the slow tool), so a
+    # shorter limit than the learner's 10 s still tells a client with no timeout (it waits the whole limit).
+    monkeypatch.setattr(execute_check, "LIMIT", 4.0)
     fails_with("l6-execute", source, hint, tries=tries)
 
 

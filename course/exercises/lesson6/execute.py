@@ -77,6 +77,9 @@ def arguments_for(tool: Any) -> dict:
     return {key: 1 for key in tool.input_schema.get("required", [])}
 
 
+LIMIT = 10.0  # seconds for the whole conversation: a client that gives the slow tool no timeout waits this long
+
+
 @exercise("l6-execute", lesson=6, given=GIVEN_EXECUTE)
 def check_execute(make_execute):
     from mcp import MCPError
@@ -118,7 +121,7 @@ def check_execute(make_execute):
         out["after"] = await run(execute, calls[0][0].tool.name, calls[0][1])
         return out
 
-    out = run_async(lambda: in_memory(made.server, talk), limit=10,
+    out = run_async(lambda: in_memory(made.server, talk), limit=LIMIT,
                     hint=": a slow tool kept execute waiting. Give each call the timeout: "
                          "client.call_tool(name, arguments, read_timeout_seconds=timeout)")
     if made.reached(hidden) or not out["hidden"][0].startswith("Error"):
