@@ -37,8 +37,8 @@ GROUPS = {
 # unit each, grading_class's two biggest 23 + 21 s, lesson 3's notebook, ...). Update it from what `make bench`
 # lists as the slowest items.
 FIRST = ("browser", "hub", "tests/test_grading_class.py", "notebooks/03_document_search.ipynb",
-         "tests/test_exercises_lessons.py", "tests/test_real_backend.py", "notebooks/06_mcp_client.ipynb",
-         "tests/test_notebook_l5_rerun.py", "notebooks/05_mcp_server.ipynb",
+         "tests/test_exercises_lessons.py", "notebooks/06_mcp_client.ipynb",
+         "notebooks/05_mcp_server.ipynb",
          "tests/test_search_batching.py", "notebooks/")
 
 
