@@ -331,10 +331,8 @@ def test_approve_then_reject_change_the_store_only_for_the_approved_call_and_int
         # The third prompt (600 s to wait): Interrupt ends its wait at once, with one line and no traceback.
         approve = page.get_by_role("button", name="Approve", disabled=False)
         expect(approve).to_be_visible(timeout=WAIT_MS)
-        page.get_by_role("menuitem", name="Kernel", exact=True).click()
-        page.locator('li[data-command="kernelmenu:interrupt"]').click()
-        expect(page.get_by_text("Interrupted: the prompt for issue_refund was cancelled, so nothing "
-                                "was run.")).to_be_visible(timeout=WAIT_MS)
+        interrupt(page, until=page.get_by_text("Interrupted: the prompt for issue_refund was cancelled, so nothing "
+                                               "was run."))
         expect(page.get_by_role("button", name="Python (course) | Idle")).to_be_visible(timeout=WAIT_MS)
         assert page.get_by_text("CancelledError").count() == 0
         assert page.get_by_text("Waiting for your decision").count() == 0

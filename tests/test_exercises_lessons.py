@@ -136,7 +136,7 @@ def test_the_notebook_with_every_solution_pasted_passes_every_check_against_an_o
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         nb = ex.assert_every_check_passes_with_the_solutions_pasted(lesson.path, list(lesson.ids),
-                                                                     timeout=lesson.cell_timeout)
+                                                                     timeout=lesson.cell_timeout, twice=lesson.twice)
     shown = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert f"OpenAI-compatible server at {url}" in shown
     assert "the scripted model instead" not in shown

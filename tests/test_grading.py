@@ -9,6 +9,7 @@ import os
 import resource
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -193,7 +194,7 @@ WORKERS = {
 def test_a_worker_that_breaks_the_protocol_gives_a_void_verdict_not_a_pass(trusted, monkeypatch, script, why):
     # The supervisor waits the time limit and as much again for a worker's next answer: the stalling one is given
     # 0.5 s (1 s of waiting, not 4); the others answer at once and keep 2 s, so a busy machine is no stall.
-    monkeypatch.setattr(trusted, "limits", SandboxLimits(wall_seconds=0.5 if "sleep" in script else 2))
+    monkeypatch.setattr(trusted, "limits", replace(trusted.limits, wall_seconds=0.5 if "sleep" in script else 2))
     monkeypatch.setattr(trusted, "command", lambda home: [sys.executable, "-c", script])
     first = trusted.run_once([{**JOB, "source": RIGHT}])
     assert [list(a) for a in first] == [["void"]], first
@@ -421,7 +422,7 @@ def test_the_courses_own_answer_reached_through_a_module_attribute_is_flagged(so
 
 def test_an_endless_loop_costs_its_own_exercise_the_time_limit_and_the_next_one_is_graded(box, monkeypatch):
     # 2 s: the loop waits it out; the right answer's check takes about 10 ms, a margin on a busy machine.
-    monkeypatch.setattr(box, "limits", SandboxLimits(wall_seconds=2, file_mb=1))
+    monkeypatch.setattr(box, "limits", replace(box.limits, wall_seconds=2))
     loop, right = run(box, "while True:\n    pass\n", RIGHT)
     assert loop["timed_out"] and not loop["passed"] and right["passed"], (loop, right)
 

@@ -8,7 +8,6 @@ is in place before anyone can log in; a name that is an account of this machine 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import stat
@@ -106,11 +105,11 @@ def test_an_account_of_this_machine_is_never_a_learners_name(hub_env):
 def test_a_tokens_file_other_accounts_can_read_stops_the_hub(hub_env, tmp_path, monkeypatch, class_server):
     tokens = tokens_copy(class_server, tmp_path / "tokens.txt")
     monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
-    with a_class_server(class_server, monkeypatch):
-        assert load_config().Authenticator.allowed_users == {"anna", "teacher"}
-        tokens.chmod(0o644)
-        with pytest.raises(SystemExit, match="chmod 600"):
-            load_config()
+    use_class_server(class_server, monkeypatch)
+    assert load_config().Authenticator.allowed_users == {"anna", "teacher"}
+    tokens.chmod(0o644)
+    with pytest.raises(SystemExit, match="chmod 600"):
+        load_config()
 
 
 
@@ -141,12 +140,10 @@ def class_server(tmp_path_factory):
         yield tokens, url
 
 
-@contextlib.contextmanager
-def a_class_server(class_server, monkeypatch):
-    """The class server the hub's config checks at its start (COURSE_MCP_URL): it knows anna's token in its own
-    tokens file (`tokens_copy`), no other."""
+def use_class_server(class_server, monkeypatch) -> None:
+    """Point the hub's config at the file's class server (COURSE_MCP_URL), which it checks at its start: the server
+    knows anna's token in its own tokens file (`tokens_copy`), no other."""
     monkeypatch.setenv("COURSE_MCP_URL", class_server[1])
-    yield class_server[1]
 
 
 def tokens_copy(class_server, to: Path) -> Path:
@@ -168,9 +165,9 @@ def test_a_hub_whose_class_server_is_not_there_or_has_other_tokens_stops_at_its_
     monkeypatch.setenv("COURSE_MCP_URL", f"http://127.0.0.1:{free_port()}/mcp")
     with pytest.raises(SystemExit, match="No class server answers at COURSE_MCP_URL"):
         load_config()
-    with a_class_server(class_server, monkeypatch):
-        with pytest.raises(SystemExit, match="started with another tokens file"):
-            load_config()
+    use_class_server(class_server, monkeypatch)
+    with pytest.raises(SystemExit, match="started with another tokens file"):
+        load_config()
 
 
 def test_idle_servers_are_culled_and_each_process_gets_a_memory_limit(hub_env):
@@ -206,8 +203,8 @@ def test_a_learner_added_to_the_tokens_file_during_the_class_logs_in_and_gets_th
 
     tokens = tokens_copy(class_server, tmp_path / "tokens.txt")
     monkeypatch.setenv("COURSE_CLASS_TOKENS", str(tokens))
-    with a_class_server(class_server, monkeypatch):
-        config = load_config()  # the hub as it started: anna only
+    use_class_server(class_server, monkeypatch)
+    config = load_config()  # the hub as it started: anna only
     auth = authenticator(config)
     token_of = config.Spawner.environment["COURSE_MCP_TOKEN"]
     assert auth.check_allowed("anna") and not auth.check_allowed("zoe")
