@@ -134,11 +134,30 @@ def assert_given_imports_ran_by_the_exercise_cell(notebook: Path, id: str) -> No
     assert from_imports(load_all()[id].given) <= ran
 
 
-def run_solution_as_a_script(id: str, tmp_path: Path) -> None:
-    path = tmp_path / "solution.py"
-    path.write_text(solution(id))
+# Each solution as `python solution.py` would run it (as __main__, in a namespace of its own, no notebook around it),
+# a lesson's in one interpreter: a name the file uses but does not import still fails, and the interpreter starts
+# once per lesson, not once per solution.
+AS_SCRIPTS = """\
+import runpy, sys, traceback
+failed = []
+for path in sys.argv[1:]:
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except BaseException:
+        failed.append(path)
+        traceback.print_exc()
+sys.exit(f"these solutions failed as scripts: {failed}" if failed else 0)
+"""
+
+
+def run_solutions_as_scripts(ids: list[str], tmp_path: Path) -> None:
+    paths = []
+    for id in ids:
+        paths.append(tmp_path / f"{id}.py")
+        paths[-1].write_text(solution(id))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([sys.executable, "-c", AS_SCRIPTS, *map(str, paths)], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from course.exercises import check_source, exercise_cells, load_all, run_cell
 from course.exercises.assembly import STEPS, lesson8
+from course.exercises.assembly import assemble as step
 from course.exercises.assembly.pieces import solution_source
 from course.paths import ROOT
 
@@ -52,7 +53,7 @@ def assemble(id: str, namespace: dict, sources: dict[str, str]):
     """The step, its earlier lessons' pieces (lesson 8) from `sources` instead of saved notebooks."""
     if id == "l8-assemble":
         return lesson8.assemble(namespace, sources={k: sources[k] for k in lesson8.EARLIER})
-    return STEPS[id](namespace)
+    return step(id, namespace)
 
 
 @pytest.mark.parametrize("id", sorted(STEPS))

@@ -102,9 +102,9 @@ def test_every_import_the_check_assumes_has_run_in_the_notebook_by_the_exercise_
     ex.assert_given_imports_ran_by_the_exercise_cell(lesson.path, id)
 
 
-@pytest.mark.parametrize("lesson, id", each_exercise())
-def test_every_solution_runs_on_its_own_as_it_stands(lesson, id, tmp_path):
-    ex.run_solution_as_a_script(id, tmp_path)
+@pytest.mark.parametrize("lesson", each_lesson())
+def test_every_solution_runs_on_its_own_as_a_script(lesson, tmp_path):
+    ex.run_solutions_as_scripts(list(lesson.ids), tmp_path)
 
 
 @pytest.mark.parametrize("lesson, id", each_exercise())

@@ -106,9 +106,12 @@ def exercise(id: str, *, lesson: int, given: str = "", uses: tuple[str, ...] = (
 
 def load_all() -> dict[str, Exercise]:
     """Import every `course.exercises.lessonN` module, and the assemble steps, so all checks are registered."""
-    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        if info.name.startswith("lesson") or info.name == "assembly":
+    here = Path(__file__).parent
+    for info in pkgutil.iter_modules([str(here)]):
+        if info.name.startswith("lesson"):
             importlib.import_module(f"{__package__}.{info.name}")
+    for info in pkgutil.iter_modules([str(here / "assembly")]):
+        importlib.import_module(f"{__package__}.assembly.{info.name}")
     return REGISTRY
 
 
