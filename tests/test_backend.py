@@ -48,7 +48,7 @@ def test_course_backend_scripted_wins_over_a_key(clean_env):
 def test_the_model_id_is_defined_once_and_can_be_overridden(clean_env):
     clean_env.setenv("COURSE_MODEL", "llama3.2")
     assert backend.connect(quiet=True).model == "llama3.2"
-    texts = {p.name: p.read_text() for p in [*(ROOT / "course").rglob("*.py"), *(ROOT / "solutions").glob("*")]}
+    texts = {p.name: p.read_text() for p in [*(ROOT / "course").rglob("*.py"), *(ROOT / "solutions").glob("*.py")]}
     for nb in (ROOT / "notebooks").glob("*.ipynb"):  # sources only: outputs may print the id
         texts[nb.name] = "".join(c.source for c in nbformat.read(nb, as_version=4).cells)
     assert [name for name, text in texts.items() if backend.MODEL in text] == ["model_id.py"]
