@@ -48,12 +48,14 @@ lint: $(DEV)
 	$(VENV)/bin/mypy course tests
 	$(VENV)/bin/lint-imports --no-cache
 
-# One worker more than cores (pytest-xdist; JOBS=N for another number, JOBS=0 for one process): a good share of
+# Two workers more than cores (pytest-xdist; JOBS=N for another number, JOBS=0 for one process): a good share of
 # the suite waits rather than computes (a browser showing a prompt, a hub spawning, a sandbox or server starting),
-# and a third worker fills those waits (2 cores: 286 s with 2 workers, 244 s with 3). Tests that must not share a
-# resource, and each notebook's cells, are kept on one worker (GROUPS, conftest.py). The JUnit file it
-# leaves is what `make bench` reads for the suite's time and its slowest items.
-JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# and the extra workers fill those waits (2 cores, stop 31: 404 s in one process, 216 s with 3 workers, 188 s
+# with 4, 192 s with 5). Tests that must not share a resource, and each notebook's cells, are kept on one worker
+# (GROUPS, conftest.py). The JUnit file it leaves is what `make bench` reads for the suite's time and its slowest
+# items. Bytecode is cached for the run even where the shell says not to (PYTHONDONTWRITEBYTECODE): else each of
+# the run's few hundred Python processes compiles the course again, and each worker rewrites every test module.
+JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 2 )))
 TEST_REPORT := .cache/make-test.xml
 
 # Two node packages the tests run: the hub's proxy (tests/test_hub*.py) and the reference "everything" MCP server
@@ -70,7 +72,7 @@ $(EVERYTHING):
 
 test: lint $(MCP1) $(NODE_TOOLS)
 	@mkdir -p $(dir $(TEST_REPORT))
-	$(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
+	PYTHONDONTWRITEBYTECODE= $(OFFLINE) pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=120 \
 		-n $(JOBS) --junitxml=$(TEST_REPORT) $(PYTEST_ARGS)
 

@@ -1,5 +1,5 @@
 """Settings for every pytest run, notebooks included (kernels inherit this environment), and what keeps
-`make test`'s parallel run (pytest-xdist, a worker more than cores) from sharing what must not be shared."""
+`make test`'s parallel run (pytest-xdist, two workers more than cores) from sharing what must not be shared."""
 
 import os
 import tempfile
