@@ -177,6 +177,8 @@ def is_module(path: list[str]) -> bool:
 
 
 def imports_outside(tree: ast.AST, vocab: Vocabulary) -> list[str]:
+    """The imports a pass cannot rest on: the grader's own code, a name from `course` the lesson never imports (the
+    course's own answer to the exercise), a module the lesson does not use."""
     found = []
     for node, module, name, _ in walk_imports(tree):
         if module.startswith(NEVER) or f"{module}.{name}".startswith(NEVER):
