@@ -14,7 +14,9 @@ import json
 import os
 import resource
 import select
+import shutil
 import signal
+import stat
 import sys
 import time
 
@@ -115,6 +117,30 @@ def parent(pid: int) -> int:
         return -1
 
 
+def clear(path: str) -> None:
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def read_output(path: str, cap: int) -> tuple[bytes, int]:
+    """The first `cap` bytes the child printed and how many lines it printed: none if the cell removed the file or
+    put something else in its place (a FIFO would block a plain open, a symlink lead elsewhere)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b"", 0
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b"", 0
+        text = f.read(cap)
+        return text, text.count(b"\n") + sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
 def main() -> None:
     import ctypes
     import importlib
@@ -148,12 +174,10 @@ def main() -> None:
     for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
         output = f"output-{index}.txt"
         options = {k: item[k] for k in ("sources", "notebooks") if k in item}
+        clear(output)  # an earlier cell may have left a folder, a FIFO or a symlink where this one writes
         answer = in_child(lambda e=exercise, s=item["source"], o=options: check_cell(registry, e, s, o), output,
                           limits["wall_seconds"])
-        with open(output, "ab+") as f:  # the cell may have removed it
-            f.seek(0)
-            text = f.read(limits["output_chars"] * 4)
-            lines = text.count(b"\n") + sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+        text, lines = read_output(output, limits["output_chars"] * 4)
         answer.update(output=text.decode("utf-8", "replace")[:limits["output_chars"]], index=index,
                       output_lines=lines + (bool(text) and not text.endswith(b"\n")))
         channel.write(json.dumps(answer) + "\n")
