@@ -161,13 +161,16 @@ def forged_class(folder: Path, lesson: str, forged: Forgers, *solved: str) -> No
 
 
 def not_review(out: Path, forged: Forgers, witness: str) -> dict[str, str]:
-    """{forgery (its exercise, its learner): status} for every forged cell not "review", and every forger's
-    solved `witness` that did not pass."""
+    """{forgery (its exercise, its learner): status} for every forged cell not "review" by the vocabulary rule (a
+    void verdict alone could stand in for a gap in the rule), and every forger's solved `witness` that did not pass."""
     got: dict[str, str] = {}
     for learner, cells in forged.items():
-        status = statuses(out, learner)
-        got |= {f"{name} ({id}, {learner})": status[id] for id, (name, _) in cells.items() if status[id] != "review"}
-        got |= {f"{witness} ({learner})": status[witness]} if status[witness] != "pass" else {}
+        results = {r["id"]: r for r in json.loads((out / f"{learner}.json").read_text())["results"]}
+        for id, (name, _) in cells.items():
+            ruled = [r for r in results[id]["reasons"] if not r.startswith("no verdict")]
+            if results[id]["status"] != "review" or not ruled:
+                got[f"{name} ({id}, {learner})"] = f"{results[id]['status']}, {results[id]['reasons']}"
+        got |= {f"{witness} ({learner})": results[witness]["status"]} if results[witness]["status"] != "pass" else {}
     return got
 
 
