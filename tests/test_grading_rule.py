@@ -30,12 +30,6 @@ ROOT = Path(__file__).resolve().parents[1]
     ("class C:\n    def m(self, d):\n        d.clear()\nC().m(guards.REQUESTS)\n", 8),
     ("class C:\n    @staticmethod\n    def m(d):\n        d.clear()\nC.m(guards.REQUESTS)\n", 8),
     ("def f(v):\n    w = v\n    w.append('OPENAI_API_KEY')\nf(DEFAULT_INHERITED_ENV_VARS)\n", 6),
-    # the function handed on, then called where the rule does not look
-    ("def f(d):\n    d.clear()\ng = f\ng(guards.REQUESTS)\n", 8),
-    ("def f(d):\n    d.clear()\nlist(map(f, [guards.REQUESTS]))\n", 8),
-    ("import functools\ndef f(d):\n    d.clear()\nfunctools.partial(f, guards.REQUESTS)()\n", 8),
-    ("def f(d):\n    d.clear()\nfor g in [f]:\n    g(guards.REQUESTS)\n", 8),
-    ("f = lambda d: d.clear()\n(g := f)(guards.REQUESTS)\n", 8),
 ])
 def test_a_shared_value_passed_to_the_cells_own_function_that_changes_its_argument_is_flagged(source, lesson):
     reasons = review(source, lesson)

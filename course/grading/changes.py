@@ -184,10 +184,6 @@ def changes(tree: ast.AST, shared: set[str], bound: dict[str, list[str]],
                              "gives it (the check uses it too)")
         function = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else \
             "." + node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
-        if isinstance(node, ast.Name) and node.id in own and isinstance(node.ctx, ast.Load) and \
-                called(node, parents) is None:  # `g = f`, `map(f, [x])`, `partial(f, x)`: calls this rule cannot see
-            found.append(f"line {at}: hands `{node.id}` on, which changes its argument (only a call `{node.id}(...)` "
-                         "is inside the vocabulary)")
         if isinstance(node, ast.Call) and function in own:
             given = [(i, a) for i, a in enumerate(node.args)] + [(k.arg, k.value) for k in node.keywords]
             if any((where in own[function] or isinstance(a, ast.Starred) or where is None) and  # *[x], **{k: x}
