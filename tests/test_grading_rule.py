@@ -47,6 +47,18 @@ def test_the_cells_own_function_changing_its_own_values_stays_inside_the_vocabul
     assert not [r for r in review(source, lesson) if "changes" in r], review(source, lesson)
 
 
+# Found in review: a module the lesson imports by name (`from course.host import guards`), reached through its
+# package instead, let its names through unchecked: `course.host.guards.REQUESTS` was inside, `guards.REQUESTS` not.
+@pytest.mark.parametrize("source, reason", [
+    ("import course.host\ncourse.host.guards.REQUESTS\n", "`course.host.guards.REQUESTS`: the lesson's code never"),
+    ("import course.host as h\nprint(h.guards.REQUESTS)\n", "`course.host.guards.REQUESTS`: the lesson's code never"),
+    ("import course.host\nr = course.host.guards.REQUESTS\nr.clear()\n", "`course.host.guards.REQUESTS`: the"),
+    ("import course.host\ng = course.host.guards\ng.REQUESTS.clear()\n", "passes the module `course.host.guards` on"),
+])
+def test_a_module_reached_through_its_package_has_its_names_checked_as_when_it_is_imported(source, reason):
+    assert any(reason in r for r in review(source, 8)), review(source, 8)
+
+
 def test_a_folder_with_two_notebooks_of_the_graded_lesson_says_which_one_was_graded(tmp_path):
     anna = tmp_path / "Anna"
     anna.mkdir()

@@ -134,15 +134,20 @@ def vocabulary(lesson: int) -> Vocabulary:
     return vocab
 
 
+def reached(node: ast.expr, bound: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """(the module path an import binds the chain's first name to, the attributes after it): `h.guards.X` after
+    `import course.host as h` is (["course", "host"], ["guards", "X"]); ([], ...) when no import binds it."""
+    chain: list[str] = []
+    while isinstance(node, ast.Attribute):
+        chain.insert(0, node.attr)
+        node = node.value
+    return (bound.get(node.id, []) if isinstance(node, ast.Name) else []), chain
+
+
 def course_reach(node: ast.Attribute, bound: dict[str, list[str]], vocab: Vocabulary) -> list[str]:
     """`course.permissions.refund_limit` after `import course.permissions`: each step must be a module or a
     name the lesson imports (found without importing anything)."""
-    chain: list[str] = []
-    root: ast.expr = node
-    while isinstance(root, ast.Attribute):
-        chain.insert(0, root.attr)
-        root = root.value
-    path = bound.get(root.id, []) if isinstance(root, ast.Name) else []
+    path, chain = reached(node, bound)
     if path[:1] != ["course"] or ".".join(path) not in vocab.modules | {"course"}:
         return []  # not a course module: its attributes are the lesson's to use
     full = path + chain
@@ -150,8 +155,8 @@ def course_reach(node: ast.Attribute, bound: dict[str, list[str]], vocab: Vocabu
         dotted = ".".join(full[:k + 1])
         if dotted.startswith(NEVER):
             return [f"line {node.lineno}: reaches the module `{dotted}` (the grader's own code)"]
-        if (".".join(full[:k]), full[k]) in vocab.imported:
-            return []
+        if (".".join(full[:k]), full[k]) in vocab.imported and dotted not in vocab.modules:
+            return []  # a name the lesson imports; an imported module's own names are checked as `guards.X` is
         if dotted not in vocab.modules:
             return [f"line {node.lineno}: `{dotted}`: the lesson's code never imports it (the course's own answer?)"]
     return []
@@ -252,7 +257,10 @@ def review(source: str, lesson: int) -> list[str]:
         if isinstance(node, ast.Attribute):
             found += course_reach(node, bound, vocab)
             roots.add(id(node.value))
-    for node in ast.walk(tree):  # `q = p; q.refund_limit`, `m = math; m.isnan = ...`: out of the rules' sight
-        if isinstance(node, ast.Name) and id(node) not in roots and node.id in bound and is_module(bound[node.id]):
-            found.append(f"line {node.lineno}: passes the module `{'.'.join(bound[node.id])}` on (use its names)")
+    for node in ast.walk(tree):  # `q = p; q.refund_limit`, `m = math.x`, `m.isnan = ...`: out of the rules' sight
+        if not isinstance(node, ast.Name | ast.Attribute) or id(node) in roots:
+            continue
+        path, chain = reached(node, bound)
+        if path and is_module(path + chain):
+            found.append(f"line {node.lineno}: passes the module `{'.'.join(path + chain)}` on (use its names)")
     return list(dict.fromkeys(found))
