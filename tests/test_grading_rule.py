@@ -59,6 +59,12 @@ def test_a_module_reached_through_its_package_has_its_names_checked_as_when_it_i
     assert any(reason in r for r in review(source, 8)), review(source, 8)
 
 
+@pytest.mark.parametrize("source", ["import copy\nf = copy.copy\n", "import datetime\nt = datetime.datetime\n",
+                                    "import datetime\nisinstance(1, datetime.datetime)\n"])
+def test_a_plain_modules_own_name_handed_on_is_not_taken_for_a_module(source):
+    assert not [r for r in review(source, 1) if "passes the module" in r], review(source, 1)
+
+
 def test_a_folder_with_two_notebooks_of_the_graded_lesson_says_which_one_was_graded(tmp_path):
     anna = tmp_path / "Anna"
     anna.mkdir()

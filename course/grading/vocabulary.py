@@ -174,6 +174,8 @@ def is_module(path: list[str]) -> bool:
         return len(path) == 1
     locations = None
     for k in range(1, len(path) + 1):
+        if k > 1 and locations is None:
+            return False  # a plain module has no submodules (searching sys.path again found `copy.copy` one)
         spec = PathFinder.find_spec(".".join(path[:k]), locations)
         if spec is None:
             return False
