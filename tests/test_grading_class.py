@@ -68,6 +68,7 @@ def forgers(wrong: dict[str, str], specific: dict[str, tuple[str, str]], more: d
     The grader checks each cell in a child of its own, so one cell cannot help or hide another; every forger also
     has a solved exercise, which must still pass (a learner voided as a whole would not)."""
     learners: list[dict[str, tuple[str, str]]] = []
+    more = more or {}
 
     def place(name: str, sources: dict[str, str]) -> None:
         for learner in learners:
@@ -78,8 +79,8 @@ def forgers(wrong: dict[str, str], specific: dict[str, tuple[str, str]], more: d
 
     for name, (id, source) in specific.items():
         place(name, {id: source})
-    for name in [*attacks(""), *(more or {})]:
-        place(name, {id: answer + (attacks(id) | (more or {}))[name] for id, answer in wrong.items()})
+    for name in [*attacks(""), *more]:
+        place(name, {id: answer + (attacks(id) | more)[name] for id, answer in wrong.items()})
     return {f"forger {n}": learner for n, learner in enumerate(learners, 1)}
 
 
@@ -145,9 +146,14 @@ def grade(folder: Path, out: Path, *options: str) -> subprocess.CompletedProcess
     return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
 
 
-def statuses(out: Path, name: str) -> dict[str, str]:
+def results(out: Path, name: str) -> dict[str, dict]:
+    """{exercise id: its result} in learner `name`'s report."""
     stem = "".join(c if c.isalnum() or c in " -_." else "_" for c in name)  # as report.write names the files
-    return {r["id"]: r["status"] for r in json.loads((out / f"{stem}.json").read_text())["results"]}
+    return {r["id"]: r for r in json.loads((out / f"{stem}.json").read_text())["results"]}
+
+
+def statuses(out: Path, name: str) -> dict[str, str]:
+    return {id: r["status"] for id, r in results(out, name).items()}
 
 
 def forged_class(folder: Path, lesson: str, forged: Forgers, *solved: str) -> None:
@@ -165,12 +171,12 @@ def not_review(out: Path, forged: Forgers, witness: str) -> dict[str, str]:
     void verdict alone could stand in for a gap in the rule), and every forger's solved `witness` that did not pass."""
     got: dict[str, str] = {}
     for learner, cells in forged.items():
-        results = {r["id"]: r for r in json.loads((out / f"{learner}.json").read_text())["results"]}
+        graded = results(out, learner)
         for id, (name, _) in cells.items():
-            ruled = [r for r in results[id]["reasons"] if not r.startswith("no verdict")]
-            if results[id]["status"] != "review" or not ruled:
-                got[f"{name} ({id}, {learner})"] = f"{results[id]['status']}, {results[id]['reasons']}"
-        got |= {f"{witness} ({learner})": results[witness]["status"]} if results[witness]["status"] != "pass" else {}
+            ruled = [r for r in graded[id]["reasons"] if not r.startswith("no verdict")]
+            if graded[id]["status"] != "review" or not ruled:
+                got[f"{name} ({id}, {learner})"] = f"{graded[id]['status']}, {graded[id]['reasons']}"
+        got |= {f"{witness} ({learner})": graded[witness]["status"]} if graded[witness]["status"] != "pass" else {}
     return got
 
 
