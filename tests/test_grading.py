@@ -105,25 +105,24 @@ def test_in_a_mentors_own_account_the_code_has_no_capabilities_and_sees_only_its
     assert not attack.get("passed") and "read memory of" not in attack.get("output", "") and right["passed"], attack
 
 
-# A cell setting a trap where a later exercise's output goes (each child writes into output-N.txt in the sandbox's
-# home): a folder, a FIFO (opening it blocks), a symlink. The trap is the learner's own, but it voided the next
-# exercise, not the one that set it.
+# A cell setting a trap where a later exercise's output went (output-N.txt in the sandbox's home, until stop 31):
+# a folder, a FIFO (opening it blocks), a symlink, a folder its owner cannot read (so it cannot be removed). The
+# trap is the learner's own, but it voided a later exercise, not the one that set it.
 TRAPS = """import os
 os.mkdir('output-1.txt')
 os.mkfifo('output-2.txt')
 os.symlink('/proc/self/mem', 'output-3.txt')
+os.makedirs('output-4.txt/inside')
+os.chmod('output-4.txt', 0)
 """
-
-
-OWN_FIFO = "import os\nos.unlink('output-4.txt')\nos.mkfifo('output-4.txt')\n"  # its own output, after the open
 
 
 @pytest.mark.subprocess
 def test_a_cell_cannot_trap_where_a_later_exercise_writes_its_output(box):
-    answers = run(box, TRAPS + WRONG, *(f"print({n!r})\n" + RIGHT for n in ("one", "two", "three")),
-                  OWN_FIFO + RIGHT, "print('five')\n" + RIGHT)
-    assert [a.get("passed", False) for a in answers] == [False, True, True, True, True, True], answers
-    assert [a.get("output") for a in answers[1:]] == ["one\n", "two\n", "three\n", "", "five\n"], answers
+    later = ("one", "two", "three", "four")
+    answers = run(box, TRAPS + WRONG, *(f"print({n!r})\n" + RIGHT for n in later))
+    assert [a.get("passed", False) for a in answers] == [False, True, True, True, True], answers
+    assert [a.get("output") for a in answers[1:]] == [f"{n}\n" for n in later], answers
 
 
 # The security reviewer's attack: read every reachable process's memory for the grader's nonce, write

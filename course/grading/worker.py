@@ -14,10 +14,9 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
-import stat
 import sys
+import tempfile
 import time
 
 WHOLE_NAMESPACE = False  # in bubblewrap /proc shows only the sandbox's processes
@@ -45,19 +44,19 @@ def check_cell(registry, exercise, source: str, options: dict) -> tuple[bool, st
     return verdict.passed is True, str(verdict.message), verdict.seed
 
 
-def in_child(run, output: str, wall: float) -> dict:
-    """`run()` in a forked child: its exit status is the verdict (0 passed, 1 not), its pipe the message."""
+def in_child(run, output: int, wall: float) -> dict:
+    """`run()` in a forked child, printing into the file `output`: its exit status is the verdict (0 passed, 1 not),
+    its pipe the message."""
     sys.stdout.flush()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         write, exit_now, code = os.write, os._exit, 2
         try:
+            os.dup2(output, 1)
+            os.dup2(output, 2)
             os.dup2(write_end, 3)
             os.closerange(4, 1 << 16)  # the worker's answers, and everything else, are out of its reach
-            fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
             passed, message, seed = run()
             sys.stdout.flush()
             sys.stderr.flush()
@@ -117,30 +116,6 @@ def parent(pid: int) -> int:
         return -1
 
 
-def clear(path: str) -> None:
-    try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path)
-        else:
-            os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def read_output(path: str, cap: int) -> tuple[bytes, int]:
-    """The first `cap` bytes the child printed and how many lines it printed: none if the cell removed the file or
-    put something else in its place (a FIFO would block a plain open, a symlink lead elsewhere)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return b"", 0
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b"", 0
-        text = f.read(cap)
-        return text, text.count(b"\n") + sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-
-
 def main() -> None:
     import ctypes
     import importlib
@@ -172,12 +147,15 @@ def main() -> None:
     channel.flush()
     os.dup2(log, 2)
     for index, (item, exercise) in enumerate(zip(job["exercises"], exercises, strict=True)):
-        output = f"output-{index}.txt"
         options = {k: item[k] for k in ("sources", "notebooks") if k in item}
-        clear(output)  # an earlier cell may have left a folder, a FIFO or a symlink where this one writes
-        answer = in_child(lambda e=exercise, s=item["source"], o=options: check_cell(registry, e, s, o), output,
-                          limits["wall_seconds"])
-        text, lines = read_output(output, limits["output_chars"] * 4)
+        # A file with no name, on the sandbox's capped tmpfs: no cell can put a folder, a FIFO or a symlink where
+        # a later exercise's output goes, nor replace the one the worker reads.
+        with tempfile.TemporaryFile(dir=".") as output:
+            answer = in_child(lambda e=exercise, s=item["source"], o=options: check_cell(registry, e, s, o),
+                              output.fileno(), limits["wall_seconds"])
+            output.seek(0)
+            text = output.read(limits["output_chars"] * 4)
+            lines = text.count(b"\n") + sum(chunk.count(b"\n") for chunk in iter(lambda: output.read(1 << 20), b""))
         answer.update(output=text.decode("utf-8", "replace")[:limits["output_chars"]], index=index,
                       output_lines=lines + (bool(text) and not text.endswith(b"\n")))
         channel.write(json.dumps(answer) + "\n")
